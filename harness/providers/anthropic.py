@@ -274,12 +274,13 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
         # The messages as a recipe (the transcript's own objects, the marks, the volatile
         # text), made into their list when read: prefixlock.providers.lazy_body.
         recipe = MessagesRecipe(
-            tuple(messages),
+            messages,  # the memo's list, its first n held: it only grows (a cut is a copy)
             _wire_message,
             _marked,
             tuple(marks),
             tuple(volatile),
             merge=bool(messages) and messages[-1].role == "user",
+            count=n,
         )
         body = LazyBody(draft.head)
         # In the order the cache hashes them: tools, system, messages.

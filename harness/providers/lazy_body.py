@@ -22,7 +22,7 @@ fails rather than send something else.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..transcript import Message
@@ -38,18 +38,22 @@ class MessagesRecipe:
     message of their own. Immutable: what it was made from never changes (a transcript only
     grows)."""
 
-    __slots__ = ("_mark", "_marks", "_merge", "_messages", "_volatile", "_wire")
+    __slots__ = ("_mark", "_marks", "_merge", "_messages", "_n", "_volatile", "_wire")
 
     def __init__(
         self,
-        messages: tuple[Message, ...],
+        messages: Sequence[Message],
         wire: Callable[[Message], Item],
         mark: Callable[[Item, int, str | None], Item],
         marks: tuple[tuple[int, int, str | None], ...] = (),
         volatile: tuple[str, ...] = (),
         merge: bool = False,
+        count: int | None = None,
     ) -> None:
+        # The first `count` of `messages` (all by default): a list the chain memo only appends
+        # to (it cuts a copy), so holding it costs no copy of a slot a message.
         self._messages = messages
+        self._n = len(messages) if count is None else count
         self._wire = wire
         self._mark = mark
         self._marks = marks
@@ -58,7 +62,7 @@ class MessagesRecipe:
 
     def __len__(self) -> int:
         appended = bool(self._volatile) and not self._merge
-        return len(self._messages) + appended
+        return self._n + appended
 
     def _blocks(self) -> list[dict[str, Any]]:
         return [{"type": "text", "text": t} for t in self._volatile]
@@ -67,10 +71,10 @@ class MessagesRecipe:
         """The items, made one at a time (new dicts for the marked and merged ones)."""
         wire, marks = self._wire, self._marks
         marked = {i for i, _, _ in marks}
-        last = len(self._messages) - 1
+        messages, last = self._messages, self._n - 1
         merge = self._merge and bool(self._volatile)
-        for i, message in enumerate(self._messages):
-            item = wire(message)
+        for i in range(self._n):
+            item = wire(messages[i])
             if i in marked:
                 for j, block, ttl in marks:
                     if j == i:
@@ -83,15 +87,15 @@ class MessagesRecipe:
 
     def _with(self, marks: tuple[tuple[int, int, str | None], ...]) -> MessagesRecipe:
         return MessagesRecipe(
-            self._messages, self._wire, self._mark, marks, self._volatile, self._merge
+            self._messages, self._wire, self._mark, marks, self._volatile, self._merge, self._n
         )
 
     def with_mark(self, block: int, ttl: str) -> MessagesRecipe | None:
         """This list with a breakpoint on its `block`-th message block, counted over the
         messages' blocks from each message's kept token counts (not decoded); None where that
         block is not a message's (a volatile one's)."""
-        for i, message in enumerate(self._messages):
-            n = len(message.block_tokens)
+        for i in range(self._n):
+            n = len(self._messages[i].block_tokens)
             if block < n:
                 return self._with((*self._marks, (i, block, ttl)))
             block -= n
@@ -102,9 +106,9 @@ class MessagesRecipe:
         whose blocks may hold a `cache_control` (a search of its bytes finds one, or it is not
         held as bytes) taken off when it is made."""
         marks: list[tuple[int, int, str | None]] = []
-        for i, message in enumerate(self._messages):
+        for i in range(self._n):
             try:
-                held = b'"cache_control"' in message.content_json()
+                held = b'"cache_control"' in self._messages[i].content_json()
             except (TypeError, ValueError):
                 held = True
             if held:
@@ -116,8 +120,8 @@ class MessagesRecipe:
         same functions, unmarked and with nothing merged into it in both (its bytes are equal;
         a store need not encode and hash it again)."""
         return (
-            i < len(prev._messages)
-            and i < len(self._messages)
+            i < prev._n
+            and i < self._n
             and prev._messages[i] is self._messages[i]
             and prev._wire is self._wire
             and not self._changes(i)
@@ -126,14 +130,21 @@ class MessagesRecipe:
 
     def _changes(self, i: int) -> bool:
         """Whether item `i` is not the message's wire dict as it is (marked, or merged into)."""
-        if self._merge and self._volatile and i == len(self._messages) - 1:
+        if self._merge and self._volatile and i == self._n - 1:
             return True
         return any(j == i for j, _, _ in self._marks)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             MessagesRecipe,
-            (self._messages, self._wire, self._mark, self._marks, self._volatile, self._merge),
+            (
+                tuple(self._messages[: self._n]),
+                self._wire,
+                self._mark,
+                self._marks,
+                self._volatile,
+                self._merge,
+            ),
         )
 
 
