@@ -106,10 +106,10 @@ def skeleton(
     for k, v in raw_items(body):
         if k in LIST_KEYS and isinstance(v, (list, tuple, MessagesRecipe)):
             data = bytearray()
-            prev = last if last is not None and last[0] == seq - 1 and last[1] == k else None
+            done = last if last is not None and last[0] == seq - 1 and last[1] == k else None
             for i, item in enumerate(v):
-                if prev is not None and type(v) is MessagesRecipe and v.same_item(prev[2], i):
-                    data += prev[3][i * _DIGEST : (i + 1) * _DIGEST]  # written already
+                if done is not None and type(v) is MessagesRecipe and v.same_item(done[2], i):
+                    data += done[3][i * _DIGEST : (i + 1) * _DIGEST]  # written already
                 else:
                     data += bytes.fromhex(blobs.put(db, item))
             packed[k] = bytes(data)
