@@ -62,8 +62,9 @@ def _unit_data(wire: tuple[Mapping[str, Any], ...]) -> list[bytes]:
 
 def _message_parts(message: Message) -> MessageParts:
     """The message on the wire. Made when the chain memo takes the message (once, unless the
-    prefix changes), not kept on it: the memo holds the wire dict, and the parts come from the
-    blocks and their counts, which the message keeps (a MessageParts and its memo entry a
+    prefix changes), not kept on it: a body makes the wire dict again when its list is read
+    (`_wire_message`), and the parts come from the blocks and their counts, which the message
+    keeps (a MessageParts and its memo entry a
     message cost ~120 bytes for the conversation's life). Only a message whose blocks must
     change for this API (an image's `detail`) keeps its parts: its counts are its own."""
     cached = memo(message, _MEMO_KEY)
