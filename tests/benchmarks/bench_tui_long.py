@@ -61,9 +61,9 @@ P90_MS = 50.0
 # Measured 0.0029, 0.0032, 0.0031 once messages were held as their JSON bytes (0.0043 to 0.0049
 # before). With an Anthropic body's message list held as a recipe, its units packed and the
 # store writing only the items it has not: 0.0016, 0.0021, 0.0023 (load 6.4, 2.9, 1.8), against
-# 0.0023 for the code before them on the same machine (load 4.4): the Python objects a message
-# costs fell from ~407 to ~100 bytes beyond its text, within this figure's run-to-run noise.
-# The bound leaves about a quarter above the highest for the noise of a shared machine.
+# 0.0023, 0.0034, 0.0025 for the code before them on the same machine (load 4.4, 2.7, 1.9): the
+# Python objects a message costs fell from ~407 to ~100 bytes beyond its text. The bound leaves
+# about a quarter above the highest for the noise of a shared machine.
 MB_PER_TURN = 0.003
 MIN_TRIMS = 3  # after-trim samples past the warm-up needed for their slope
 TRACE = os.environ.get("BENCH_TRACE") == "1"
