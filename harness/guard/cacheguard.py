@@ -28,6 +28,7 @@ from ..cache import anthropic, deepseek, openai
 from ..cache.blocks import BlockCache
 from ..cache.defaults import model_min_tokens, model_ttl
 from ..cache.media import unit_token_ids
+from ..cache.packed_units import as_tuple
 from ..cache.prefix import shared_units
 from ..cache.rules import Rules, rules_for
 from ..cache.units import (
@@ -664,7 +665,7 @@ class CacheGuard:
         self._last = _Seen(
             model,
             req.api,
-            tuple(units),
+            as_tuple(units),  # a request's packed units stay packed (cache.packed_units)
             cached_end,
             now,
             _anthropic_settings(req),

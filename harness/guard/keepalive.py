@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..cache.units import openai_explicit_cache
+from ..providers.lazy_body import copy_body
 from ..wire import WireRequest
 from .cacheguard import CacheGuard
 
@@ -96,7 +97,7 @@ def ping_output_tokens(ping: WireRequest) -> int:
 
 def ping_request(last: WireRequest) -> WireRequest:
     """The last request with the smallest output the provider allows (same cache units)."""
-    body = dict(last.body)
+    body = copy_body(last.body)  # a message recipe stays one (prefixlock.providers.lazy_body)
     if last.api == "anthropic":
         body["max_tokens"] = 0  # warm-up: reads the cache, returns no content
     elif uses_prewarm(last):

@@ -5,8 +5,11 @@ A builder turns each transcript message into wire dicts and unit data once (memo
 frozen Message). The chained hashes depend on everything before them, so they live here, in a
 memo of the last transcript built: messages that are the same objects as last time, after the
 same prefix, keep their units; only the rest is hashed. Editing the past is a fork, which gives
-new Message objects from the fork point on, so the identity check is enough; a Transcript is
-checked by its chained content hash instead, in O(1).
+new Message objects from the fork point on, so the identity check is enough; the transcript
+built last, grown since, is known to hold the memo's messages first (a transcript only grows),
+so only what was pending then is checked. The units are packed (prefixlock.cache.packed_units),
+and a builder whose wire dicts are made again when a body is read (Anthropic's:
+prefixlock.providers.lazy_body) does not keep them.
 
 Bodies share these per-message dicts between requests (that is what makes building cheap):
 treat a `WireRequest.body` as read-only, and copy before changing anything in it.
@@ -24,8 +27,9 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from ..cache.packed_units import UnitBuffer, as_tuple
 from ..cache.units import Unit
-from ..canonical import DIGEST, chain_digest, chain_hash
+from ..canonical import chain_hash
 from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..transcript import Message, Transcript
@@ -62,31 +66,39 @@ class ChainMemo:
     __slots__ = (
         "_base_pos",
         "_base_total",
-        "_content",
         "_convert",
         "_ends",
         "_messages",
         "_seed",
+        "_source",
+        "_source_n",
         "_units",
         "_wire",
         "_wire_ends",
+        "keep_wire",
     )
 
-    def __init__(self, convert: Callable[[Message], MessageParts]) -> None:
+    def __init__(self, convert: Callable[[Message], MessageParts], keep_wire: bool = True) -> None:
         self._convert = convert
+        # Whether the memo keeps each message's wire dicts (`wire`): a builder that makes them
+        # again when read (Anthropic's, one a message: prefixlock.providers.lazy_body) does not.
+        self.keep_wire = keep_wire
         self._seed = ""
         self._base_pos = 0
         self._base_total = 0
         self._messages: list[Message] = []
-        self._units: list[Unit] = []
+        # Packed (prefixlock.cache.packed_units): a Unit object a block, in this list and in the
+        # newest request's tuple, cost ~100 bytes a block for the conversation's life.
+        self._units = UnitBuffer()
         # Offsets packed as machine ints: an int object a message (past 256) and its list slot
         # cost 36 bytes for the conversation's life, these 8.
         self._ends = array("q")  # len(self._units) after message i
         self._wire: list[Mapping[str, Any]] = []
         self._wire_ends = array("q")
-        # Transcript-style chain of each message's content, as packed 16-byte digests (a hex
-        # string a message cost 81 bytes and a list slot).
-        self._content = bytearray()
+        # The transcript built last and its length then (None: a plain sequence): what it
+        # held then is the memo's first messages, as a transcript only grows.
+        self._source: Transcript | None = None
+        self._source_n = 0
 
     def sync(
         self,
@@ -104,44 +116,40 @@ class ChainMemo:
         if keep < len(self._messages):
             self._truncate(keep)
         n = len(messages)
-        # A Transcript has each message's content chain already (the same hash): the memo
-        # takes it rather than encoding the message again.
-        chains = messages.chain if isinstance(messages, Transcript) else None
         for i in range(keep, n):
-            self._add(messages[i], None if chains is None else chains(i + 1))
+            self._add(messages[i])
         for m in pending:
             self._add(m)
+        if isinstance(messages, Transcript):
+            self._source, self._source_n = messages, n
+        else:
+            self._source, self._source_n = None, 0
 
     def _shared(self, messages: Transcript | Sequence[Message]) -> int:
-        """How many leading messages the memo already holds."""
+        """How many leading messages the memo already holds: the same objects (Message compares
+        by identity). Editing the past is a fork, which shares the objects before the fork
+        point; a transcript of equal messages that are other objects (read back from a store)
+        is built again, once."""
         mine = self._messages
         limit = min(len(mine), len(messages))
         if limit == 0:
             return 0
-        if isinstance(messages, Transcript):
-            # The transcript keeps a chained hash of its messages' content, as the memo does:
-            # equal chains mean equal content, so one comparison (or a bisection) suffices.
-            if messages.chain(limit) == self._content_chain(limit):
-                return limit
-            lo, hi = 0, limit - 1
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if messages.chain(mid) == self._content_chain(mid):
-                    lo = mid
-                else:
-                    hi = mid - 1
-            return lo
-        # A plain sequence: Message compares by identity, so list equality is the identity
-        # walk done in C (the usual case: last turn's messages, all still there).
-        head = messages[:limit]
-        if mine[:limit] == (head if isinstance(head, list) else list(head)):
-            return limit
         keep = 0
+        if messages is self._source and self._source_n <= limit:
+            # The transcript built last time, grown since (a transcript only grows): its
+            # first messages are the memo's, as they were; only the pending ones are checked.
+            keep = self._source_n
+        else:
+            # List equality is the identity walk done in C.
+            head = messages.messages if isinstance(messages, Transcript) else messages
+            part = head[:limit]
+            if mine[:limit] == (part if isinstance(part, list) else list(part)):
+                return limit
         while keep < limit and mine[keep] is messages[keep]:
             keep += 1
         return keep
 
-    def _add(self, m: Message, content: str | None = None) -> None:
+    def _add(self, m: Message) -> None:
         parts = self._convert(m)
         units = self._units
         chain = self.chain_after(len(self._messages))
@@ -153,23 +161,20 @@ class ChainMemo:
             units.append(
                 Unit("messages", self._base_pos + len(units), chain, tokens + extra, total)
             )
-        if content is None:
-            self._content += chain_digest(self._content[-DIGEST:], m.data)
-        else:
-            self._content += bytes.fromhex(content)
         self._messages.append(m)
         self._ends.append(len(units))
-        self._wire.extend(parts.wire)
-        self._wire_ends.append(len(self._wire))
+        if self.keep_wire:
+            self._wire.extend(parts.wire)
+            self._wire_ends.append(len(self._wire))
 
     def _truncate(self, n: int) -> None:
-        self._units = self._units[: self._ends[n - 1]] if n else []
-        self._wire = self._wire[: self._wire_ends[n - 1]] if n else []
-        del self._messages[n:], self._ends[n:], self._wire_ends[n:], self._content[n * DIGEST :]
-
-    def _content_chain(self, n: int) -> str:
-        """The content chain through message n-1, as `Transcript.chain(n)` gives it."""
-        return self._content[(n - 1) * DIGEST : n * DIGEST].hex()
+        self._units.truncate(self._ends[n - 1] if n else 0)
+        if self.keep_wire:
+            self._wire = self._wire[: self._wire_ends[n - 1]] if n else []
+            del self._wire_ends[n:]
+        # A copy, not a cut in place: a body's recipe holds the list as it was (lazy_body).
+        self._messages = self._messages[:n]
+        del self._ends[n:]
 
     def chain_after(self, n: int) -> str:
         """Chain through message n-1 (the seed for n == 0)."""
@@ -191,7 +196,8 @@ class ChainMemo:
         return self._messages
 
     @property
-    def units(self) -> list[Unit]:
+    def units(self) -> UnitBuffer:
+        """The units of `messages`, in order (made as read)."""
         return self._units
 
     @property
@@ -238,7 +244,8 @@ class Draft(Generic[P]):
     volatile: Sequence[str]
 
 
-Built = tuple[dict[str, Any], list[Unit], str | None]  # body, units, prompt cache key
+# body, units (a list, or a tuple kept as it is: prefixlock.cache.packed_units), cache key
+Built = tuple[dict[str, Any], Sequence[Unit], str | None]
 
 
 class IncrementalBuilder(Generic[P]):
@@ -249,9 +256,11 @@ class IncrementalBuilder(Generic[P]):
     api: str
     path: str
 
-    def __init__(self, model: str, convert: Callable[[Message], MessageParts]) -> None:
+    def __init__(
+        self, model: str, convert: Callable[[Message], MessageParts], keep_wire: bool = True
+    ) -> None:
         self.model = model
-        self._chain = ChainMemo(convert)
+        self._chain = ChainMemo(convert, keep_wire)
         self._prefix_memo: dict[Hashable, P] = {}
 
     def build_request(
@@ -274,7 +283,7 @@ class IncrementalBuilder(Generic[P]):
             model=self.model,
             path=self.path,
             body=body,
-            units=tuple(units),
+            units=as_tuple(units),
             cache_key=cache_key,
             meta={"prefix": prefix.fingerprint, "session": session.id, "volatile": len(volatile)},
         )

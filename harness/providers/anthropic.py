@@ -20,13 +20,15 @@ docs/providers.md#anthropic-breakpoints.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..billing.usage import from_anthropic
 from ..cache.anthropic import LOOKBACK, MAX_BREAKPOINTS, late_longer_ttl
 from ..cache.media import unit_tokens
+from ..cache.packed_units import PackedUnits
 from ..cache.units import Unit, anthropic_message_settings, message_unit_data
 from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
 from ..events import TextDelta
@@ -37,6 +39,7 @@ from ..transcript import Message
 from ..wire import WireRequest
 from ._incremental import Built, Draft, IncrementalBuilder, MessageParts, with_breakpoint
 from .base import Reply, memo, parse_tool_input, remember
+from .lazy_body import LazyBody, MessagesRecipe
 from .wire_message import WireMessage
 
 _MEMO_KEY = "anthropic.parts"
@@ -59,8 +62,9 @@ def _unit_data(wire: tuple[Mapping[str, Any], ...]) -> list[bytes]:
 
 def _message_parts(message: Message) -> MessageParts:
     """The message on the wire. Made when the chain memo takes the message (once, unless the
-    prefix changes), not kept on it: the memo holds the wire dict, and the parts come from the
-    blocks and their counts, which the message keeps (a MessageParts and its memo entry a
+    prefix changes), not kept on it: a body makes the wire dict again when its list is read
+    (`_wire_message`), and the parts come from the blocks and their counts, which the message
+    keeps (a MessageParts and its memo entry a
     message cost ~120 bytes for the conversation's life). Only a message whose blocks must
     change for this API (an image's `detail`) keeps its parts: its counts are its own."""
     cached = memo(message, _MEMO_KEY)
@@ -85,6 +89,30 @@ def _message_parts(message: Message) -> MessageParts:
     return result
 
 
+def _wire_message(message: Message) -> Mapping[str, Any]:
+    """The message's wire dict in a body (what `_message_parts` gives it, made again: the body
+    keeps a recipe of its list, not the dicts). Every message of a body went through
+    `_message_parts` when the chain memo took it, which kept the parts of those it changes."""
+    cached = memo(message, _MEMO_KEY)
+    if isinstance(cached, MessageParts):
+        return cached.wire[0]
+    return WireMessage(message)
+
+
+def _marked(item: Mapping[str, Any], block: int, ttl: str | None) -> Mapping[str, Any]:
+    """`item` (a body's message) with a breakpoint on its `block`-th block, a copy; ttl None:
+    with none on any block (`item` itself where it has none)."""
+    if ttl is None:
+        content = item["content"]
+        if isinstance(content, (list, tuple)) and any("cache_control" in b for b in content):
+            content = [{k: v for k, v in b.items() if k != "cache_control"} for b in content]
+            return {**item, "content": content}
+        return item
+    content = list(item["content"])
+    content[block] = {**content[block], "cache_control": cache_control(ttl)}
+    return {**item, "content": content}
+
+
 # The anchor of a session that compacts: the last line of its system prompt (at most this many
 # tokens) as a block of its own, so that the entry ending there can be written at 1 hour for a
 # few tokens (docs/savings.md#the-prefix-anchor).
@@ -104,7 +132,7 @@ def anchor_split(text: str) -> tuple[str, str] | None:
     return head, tail
 
 
-def first_unmarked(part: _PrefixPart, messages: Sequence[Message], units: Sequence[Unit]) -> bool:
+def first_unmarked(part: _PrefixPart, messages: Sequence[Message], units: Iterable[Unit]) -> bool:
     """Leave the messages of this request unmarked? Only the first request of a conversation on
     an anchored prefix (at 5m, no reply yet) whose messages are short (at most
     `ANCHOR_MAX_TOKENS`): it writes the prefix up to the anchor line at 5 minutes and sends the
@@ -156,7 +184,7 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
     path = "/v1/messages"
 
     def __init__(self, model: str) -> None:
-        super().__init__(model, _message_parts)
+        super().__init__(model, _message_parts, keep_wire=False)
 
     def _head(self, settings: Settings) -> dict[str, Any]:
         head: dict[str, Any] = {"model": self.model, "max_tokens": settings.max_tokens}
@@ -212,9 +240,8 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
         part, volatile = draft.part, draft.volatile
         memo_ = self._chain
         messages = memo_.messages
-        units: list[Unit] = list(part.units)
-        units.extend(memo_.units)
-        wire: list[Mapping[str, Any]] = list(memo_.wire)
+        marked: dict[int, Unit] = {}  # position: the unit with its breakpoint
+        marks: list[tuple[int, int, str]] = []  # (message, block, ttl): the recipe's marks
         ttl = draft.settings.ttl
         used = sum(u.breakpoint is not None for u in part.units)  # the prefix's marks
         n = len(messages)
@@ -226,7 +253,7 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
         # writes the line, the opening and the reply at 1h (`first_unmarked`).
         opening = first_unmarked(part, messages, memo_.units)
         if tail_msg >= 0 and not opening:
-            self._mark(units, wire, part, tail_msg, ttl)
+            self._mark(marked, marks, part, tail_msg, ttl)
             held = draft.settings.history_ttl
             reply = self._last_reply(messages, tail_msg) if held is not None else None
             used += 1
@@ -236,44 +263,53 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
                 # request's tail: a read looks back from it to that entry, so it takes the
                 # place of the lookback mark below (which, at the shorter TTL, may not come
                 # before it).
-                self._mark(units, wire, part, reply, held)
+                self._mark(marked, marks, part, reply, held)
             elif prev is not None and used < MAX_BREAKPOINTS:
                 tail_pos = memo_.message_unit_range(tail_msg)[1] - 1
                 prev_pos = memo_.message_unit_range(prev)[1] - 1
                 if tail_pos - prev_pos >= LOOKBACK:
-                    self._mark(units, wire, part, prev, ttl)
-        if volatile:
-            self._append_volatile(units, wire, volatile)
-
-        body: dict[str, Any] = dict(draft.head)
+                    self._mark(marked, marks, part, prev, ttl)
+        tail = self._volatile_units(part, volatile) if volatile else ()
+        # The units packed: the prefix's, the memo's (marked ones in their place), the tail.
+        units = memo_.units.units(part.units, marked, tail)
+        # The messages as a recipe (the transcript's own objects, the marks, the volatile
+        # text), made into their list when read: prefixlock.providers.lazy_body.
+        recipe = MessagesRecipe(
+            messages,  # the memo's list, its first n held: it only grows (a cut is a copy)
+            _wire_message,
+            _marked,
+            tuple(marks),
+            tuple(volatile),
+            merge=bool(messages) and messages[-1].role == "user",
+            count=n,
+        )
+        body = LazyBody(draft.head)
         # In the order the cache hashes them: tools, system, messages.
         if part.tools:
             body["tools"] = part.tools
         if part.system:
             body["system"] = part.system
-        body["messages"] = wire
+        body["messages"] = recipe
         body["stream"] = True
         return body, units, None
 
     def _mark(
         self,
-        units: list[Unit],
-        wire: list[Mapping[str, Any]],
+        marked: dict[int, Unit],
+        marks: list[tuple[int, int, str]],
         part: _PrefixPart,
         index: int,
         ttl: str,
     ) -> None:
-        """Put a breakpoint on the last block of message `index` (a copy; memo stays clean)."""
+        """Put a breakpoint on the last block of message `index` (its unit a copy, its wire
+        dict marked when the body's list is made: `_marked`; the memo stays clean)."""
         start, stop = self._chain.message_unit_range(index)
         if stop == start:
             return
         pos = len(part.units) + stop - 1
-        units[pos] = with_breakpoint(units[pos], ttl)
-        w = self._chain.message_wire_range(index)[0]
-        msg = wire[w]
-        content = list(msg["content"])
-        content[-1] = {**content[-1], "cache_control": cache_control(ttl)}
-        wire[w] = {**msg, "content": content}
+        unit = marked.get(pos) or self._chain.units[stop - 1]
+        marked[pos] = with_breakpoint(unit, ttl)
+        marks.append((index, -1, ttl))
 
     @staticmethod
     def _last_reply(messages: Sequence[Message], tail: int) -> int | None:
@@ -294,24 +330,23 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
             return i - 1
         return None
 
-    @staticmethod
-    def _append_volatile(
-        units: list[Unit], wire: list[Mapping[str, Any]], texts: Sequence[str]
-    ) -> None:
+    def _volatile_units(self, part: _PrefixPart, texts: Sequence[str]) -> tuple[Unit, ...]:
+        """The volatile blocks' units (their wire dicts are the recipe's: `MessagesRecipe`)."""
         blocks = [{"type": "text", "text": t} for t in texts]
-        if wire and wire[-1]["role"] == "user":
-            wire[-1] = {**wire[-1], "content": [*wire[-1]["content"], *blocks]}
-        else:
-            wire.append({"role": "user", "content": blocks})
-        chain = units[-1].chain if units else ""
-        total = units[-1].end if units else 0
+        held = self._chain.units
+        last = held[len(held) - 1] if len(held) else (part.units[-1] if part.units else None)
+        chain = last.chain if last is not None else ""
+        total = last.end if last is not None else 0
+        units: list[Unit] = []
+        start = len(part.units) + len(held)
         # Volatile blocks follow every message unit, so they extend the chain at its end.
         for block in blocks:
             data = message_unit_data("user", canonical_bytes(block))
             chain = chain_hash(chain, data)
             n = _ROLE_TOKENS["user"] + count_tokens(canonical_json(block))
             total += n
-            units.append(Unit("messages", len(units), chain, n, total))
+            units.append(Unit("messages", start + len(units), chain, n, total))
+        return tuple(units)
 
 
 def _block_count(msg: Mapping[str, Any]) -> int:
@@ -329,6 +364,21 @@ def without_message_breakpoints(request: WireRequest) -> WireRequest:
     kept): the history is sent as plain input and nothing of it is written. For a one-off
     request over a cold history (a compaction's summary after the cache expired), where a write
     at 1.25x would never be read. Pure."""
+    body = request.body
+    recipe = body.recipe("messages") if type(body) is LazyBody else None
+    held = request.units
+    units: tuple[Unit, ...]
+    if isinstance(held, PackedUnits):  # its message marks are the ones it holds apart
+        units = held.marking(dict.fromkeys(held.message_marks()))
+    else:
+        units = tuple(
+            u.with_breakpoint(None) if u.section == "messages" and u.breakpoint is not None else u
+            for u in held
+        )
+    if type(body) is LazyBody and recipe is not None:
+        # The body's list as a recipe without its marks: no message read or made.
+        plain = body.replacing("messages", recipe.without_marks())
+        return dataclasses.replace(request, body=plain, units=units)
     messages = []
     for msg in request.body["messages"]:
         # A message sent as its own bytes is searched, not decoded: over a long chat, reading
@@ -341,10 +391,6 @@ def without_message_breakpoints(request: WireRequest) -> WireRequest:
             content = [{k: v for k, v in b.items() if k != "cache_control"} for b in content]
             msg = {**msg, "content": content}
         messages.append(msg)
-    units = tuple(
-        u.with_breakpoint(None) if u.section == "messages" and u.breakpoint is not None else u
-        for u in request.units
-    )
     return WireRequest(
         api=request.api,
         model=request.model,
@@ -364,18 +410,30 @@ def mark_block(request: WireRequest, position: int, ttl: str = "5m") -> WireRequ
     far back when the other model's turn added 20 blocks or more. None where the unit is not a
     message block or is marked already, where the request has no breakpoint to spare, or where
     the mark would put a shorter TTL before a longer one. Pure."""
-    units = list(request.units)
-    if not 0 <= position < len(units):
+    held = request.units
+    if not 0 <= position < len(held):
         return None
-    unit = units[position]
+    unit = held[position]
     if unit.section != "messages" or unit.breakpoint is not None:
         return None
-    if sum(u.breakpoint is not None for u in units) >= MAX_BREAKPOINTS:
+    if sum(u.breakpoint is not None for u in held) >= MAX_BREAKPOINTS:
         return None
-    units[position] = with_breakpoint(unit, ttl)
+    new = with_breakpoint(unit, ttl)
+    # Packed units stay packed (prefixlock.cache.packed_units): the new mark held apart.
+    units: tuple[Unit, ...] = (
+        held.marking({position: new})
+        if isinstance(held, PackedUnits)
+        else (*held[:position], new, *held[position + 1 :])
+    )
     if late_longer_ttl(u.breakpoint for u in units if u.breakpoint is not None) is not None:
         return None
     skip = position - sum(1 for u in units if u.section != "messages")
+    body = request.body
+    recipe = body.recipe("messages") if type(body) is LazyBody else None
+    marked = recipe.with_mark(skip, ttl) if recipe is not None else None
+    if type(body) is LazyBody and marked is not None:
+        # The body's list as a recipe with one more mark: no other message read or made.
+        return dataclasses.replace(request, body=body.replacing("messages", marked), units=units)
     messages = []
     for msg in request.body["messages"]:
         blocks = _block_count(msg)
@@ -393,7 +451,7 @@ def mark_block(request: WireRequest, position: int, ttl: str = "5m") -> WireRequ
         model=request.model,
         path=request.path,
         body={**request.body, "messages": messages},
-        units=tuple(units),
+        units=units,
         cache_key=request.cache_key,
         meta=request.meta,
     )

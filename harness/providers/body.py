@@ -26,6 +26,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .lazy_body import MessagesRecipe, raw_items
 from .wire_message import WireMessage
 
 # The SDKs' settings (anthropic/_utils/_json.py and openai/_utils/_json.py: `openapi_dumps`).
@@ -40,14 +41,16 @@ def encode_body(body: Mapping[str, Any]) -> bytes | None:
     write = out.write
     try:
         write(b"{")
-        for n, (key, value) in enumerate(body.items()):
+        # A body's message list held as its recipe (prefixlock.providers.lazy_body) is written
+        # from the recipe, an item at a time, not made into its list first.
+        for n, (key, value) in enumerate(raw_items(body)):
             if not isinstance(key, str):
                 return None  # the encoder turns other keys into text: left to it
             if n:
                 write(b",")
             write(encode(key).encode())
             write(b":")
-            if type(value) is list or type(value) is tuple:
+            if type(value) is list or type(value) is tuple or type(value) is MessagesRecipe:
                 write(b"[")
                 for i, item in enumerate(value):
                     if i:

@@ -32,6 +32,7 @@ from .anthropic import AnthropicStream
 from .base import AttemptProgress, Reply, StreamItem, StreamProgress
 from .body import encode_body
 from .diagnostics import diagnostics_request
+from .lazy_body import copy_body
 from .openai import ChatStream, ResponsesStream
 
 if TYPE_CHECKING:
@@ -213,7 +214,9 @@ class Transport:
         waits: list[float] = []
         asked, previous_id = self._diagnostics
         self._diagnostics = (False, None)
-        body: dict[str, Any] = dict(request.body)
+        # A copy that keeps a body's message recipe (prefixlock.providers.lazy_body): `dict()`
+        # would make its list, one dict a message, alive for the whole request.
+        body: dict[str, Any] = copy_body(request.body)
         headers: dict[str, str] = {}
         if asked:
             body, headers = diagnostics_request(self.api, body, previous_id)

@@ -5,7 +5,9 @@ and names every message of the conversation. As a dict over each message's decod
 held the conversation a second time. A `WireMessage` is the dict `{"role", "content"}` read
 through to the message, which holds its blocks as their JSON bytes (prefixlock.transcript):
 reading "content" decodes them, and the body's encoder splices the bytes as they are
-(`json_bytes`, prefixlock.providers.body), the same bytes the dict gave.
+(`json_bytes`, prefixlock.providers.body), the same bytes the dict gave. A body does not keep
+them either: it holds its list as a recipe and makes them when the list is read
+(prefixlock.providers.lazy_body).
 
 A dict subclass, not a plain mapping, so that what takes a body as plain JSON data goes on
 working: `json.dumps` (its encoders read a dict subclass through `items()`), `dict(m)`,

@@ -19,6 +19,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from ..providers.lazy_body import MessagesRecipe, raw_items
 from . import blobs
 
 LIST_KEYS = ("messages", "input", "tools", "system")
@@ -27,11 +28,31 @@ Refs = dict[str, list[str]]  # a request's lists as blob hashes, by body key
 # The same, as kept between requests: each list's SHA-256 digests end to end (32 bytes an item,
 # not a 64-character string: a long session's newest list names every message it holds).
 Packed = dict[str, bytes]
-# The refs of the requests written or read lately, by (session id, seq): requests are written
-# and read in order, so each is rebuilt from the one before. One per store connection; it must
-# be cleared when a transaction rolls back (it may hold rows that were rolled back).
-RefsCache = dict[tuple[str, int], Packed]
 _DIGEST = 32  # bytes of a SHA-256 digest
+
+
+class RefsCache(dict[tuple[str, int], Packed]):
+    """The refs of the requests written or read lately, by (session id, seq): requests are
+    written and read in order, so each is rebuilt from the one before. One per store
+    connection; it must be cleared when a transaction rolls back (it may hold rows that were
+    rolled back).
+
+    And `sent`: per session, the last request written (its seq, its message list's
+    recipe and that list's digests), so that the next write hashes and writes only the items
+    that are not the same as there (prefixlock.providers.lazy_body: `same_item`). Each request
+    names every message of the conversation: encoding, hashing and writing each one again at
+    every request was work that grew with the conversation. Cleared with the refs (a rollback:
+    those blobs may not be in the store)."""
+
+    __slots__ = ("sent",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: dict[str, tuple[int, str, MessagesRecipe, bytes]] = {}
+
+    def clear(self) -> None:
+        super().clear()
+        self.sent.clear()
 
 
 def _pack(refs: Refs) -> Packed | None:
@@ -78,12 +99,24 @@ def skeleton(
     # Only the hashes added since the previous request are written out as text.
     rest: dict[str, Any] = {}
     packed: Packed = {}
-    for k, v in body.items():
-        if k in LIST_KEYS and isinstance(v, (list, tuple)):
+    sent = cache.sent if isinstance(cache, RefsCache) else None
+    last = sent.pop(session_id, None) if sent is not None else None
+    # A body's message list held as its recipe (prefixlock.providers.lazy_body) is read an
+    # item at a time, not made into its list first.
+    for k, v in raw_items(body):
+        if k in LIST_KEYS and isinstance(v, (list, tuple, MessagesRecipe)):
             data = bytearray()
-            for item in v:
-                data += bytes.fromhex(blobs.put(db, item))
+            done = last if last is not None and last[0] == seq - 1 and last[1] == k else None
+            for i, item in enumerate(v):
+                if done is not None and type(v) is MessagesRecipe and v.same_item(done[2], i):
+                    data += done[3][i * _DIGEST : (i + 1) * _DIGEST]  # written already
+                else:
+                    data += bytes.fromhex(blobs.put(db, item))
             packed[k] = bytes(data)
+            if sent is not None and type(v) is MessagesRecipe:
+                sent[session_id] = (seq, k, v, packed[k])
+                while len(sent) > _WRITE_MAX:
+                    del sent[next(iter(sent))]  # the oldest written
         else:
             rest[k] = v
     prev = _packed_refs(db, cache, session_id, seq - 1) if seq > 0 else {}

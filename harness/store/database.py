@@ -111,7 +111,7 @@ class SessionStore:
         # Renews the held leases' heartbeats while any is held (None: none held yet).
         self.heartbeat_timer: Heartbeat | None = None
         # The blob-hash lists of the requests written or read lately (bodies.RefsCache).
-        self._refs_cache: bodies.RefsCache = {}
+        self._refs_cache = bodies.RefsCache()
         self._held: dict[str, str] = {}  # session id -> the token of the lease this store holds
         self._reserved: set[str] = set()  # held leases the next acquire takes as they are
         # One connection, used from whichever thread the session runs on (a TUI worker, an

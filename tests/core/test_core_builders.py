@@ -100,8 +100,8 @@ def test_a_conversation_is_held_once_not_as_bytes_beside_its_blocks(api: str) ->
     """A message lives as long as the conversation; what building a request derives from it
     (each block's canonical bytes, the whole message's, each cache unit's) is made when it is
     used and not kept: a long chat held its content three more times, growing every turn.
-    The memo's chain of message content is the transcript's, packed as 16-byte digests (as the
-    transcript keeps it), not a hex string a message."""
+    The memo keeps no chain of message content of its own (it knows the transcript it built
+    last, which only grows), and its units are packed: one 31-byte record a unit."""
     builder = make_builder(api, "m")
     t = _conversation(3)
     t.append(Message.user("x" * 5000))
@@ -113,8 +113,32 @@ def test_a_conversation_is_held_once_not_as_bytes_beside_its_blocks(api: str) ->
     assert _bytes_reachable(big) < len(big.content_json()) + 1000, "bytes kept beside the content"
     assert all(_bytes_reachable(m) < len(m.content_json()) + 1000 for m in t)
     memo = builder._chain
-    assert all(memo._content_chain(i + 1) == t.chain(i + 1) for i in range(len(t)))
-    assert len(memo._content) == len(t._chains) == 16 * len(t)
+    assert len(memo.units) == sum(1 for u in req.units if u.section == "messages")
+    assert len(memo.units._buf) == 31 * len(memo.units)
+    assert not any(isinstance(getattr(memo, k, None), bytearray) for k in memo.__slots__)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_the_memo_builds_forks_and_equal_copies_as_from_scratch(api: str) -> None:
+    """The memo keeps what it can by the messages' identity: the transcript it built last,
+    grown; a fork (the same objects up to the fork point); a transcript of equal messages that
+    are other objects (read back from a store), built again. Each gives the units and body a
+    new builder gives."""
+    import copy
+
+    builder = make_builder(api, "m")
+    t = _conversation(4)
+    builder.build_request(_prefix(), t, Settings(), SESSION)
+    t.append(Message.user("grown"))
+    variants = [t, t.fork(3), Transcript([copy.copy(m) for m in t])]
+    f = t.fork(5)
+    f.append(Message.user("other"))
+    variants.append(f)
+    for v in variants:
+        got = builder.build_request(_prefix(), v, Settings(), SESSION)
+        want = make_builder(api, "m").build_request(_prefix(), v, Settings(), SESSION)
+        assert got.units == want.units == got.recomputed_units()
+        assert got.body == want.body
 
 
 @pytest.mark.parametrize("api", APIS)

@@ -77,8 +77,11 @@ def test_a_long_conversation_costs_little_beyond_its_text_per_message() -> None:
     # message in slots, its builders' memos in a tuple, its token counts in a slot: 1,001.
     # Anthropic's parts made when the chain memo takes a message, not kept on it: 833. A
     # packed Unit and shared counts for a one-block message: 640. A made message's blocks
-    # held as their JSON bytes, the body's dict a read-through view of the message: 407.
-    assert _per_message_bytes() < 450
+    # held as their JSON bytes, the body's dict a read-through view of the message: 407. The
+    # body's message list a recipe made when read, not a dict a message: 205. The units packed
+    # in one buffer, not an object a block: 128. The recipe holding the memo's list rather than
+    # a copy, and the memo no chain of message content of its own: 100.
+    assert _per_message_bytes() < 125
 
 
 def test_the_body_sends_the_transcript_s_own_messages() -> None:
