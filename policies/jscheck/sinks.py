@@ -46,6 +46,7 @@ from .values import (
     Evaluator,
     Taint,
     bound_before,
+    identity_name,
     is_slot,
 )
 
@@ -837,6 +838,8 @@ class SinkCheck:
 
     def text_sink(self, value: Node, sink: str, at: Node, volatile_only: bool = False) -> None:
         sink_line = self.src.pos(at)[0]
+        if unwrap(value).type == "identifier" and identity_name(self.src.text(unwrap(value))):
+            return  # `return id` from `createPersona()`: the record's key, no prompt text
         if not volatile_only and unwrap(value).type == "identifier":
             # `.replace("{search_results}", search_results)`: the name as written here, before
             # it is followed into the texts it is built from.

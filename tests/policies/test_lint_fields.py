@@ -1,0 +1,64 @@
+"""Values carried field by field (`policies/jscheck/values.py`, `pycheck/taint.py`): an object
+literal's identity or bookkeeping field (`id`, `storageKey`, `uuid`, `createdAt`, `tokenCount`)
+carries its value into a prompt only where that field itself is read into prompt text, and a
+field read off a literal carries that field's value alone. Each test is fresh code in the shape
+real code has, with a twin that goes the other way."""
+
+from __future__ import annotations
+
+from tests.helpers.lintfind import line_codes as _codes
+
+# A settings store that makes a persona with a storage id; the function is named for a persona
+# (a prompt word), so its return value was read as prompt text.
+_PERSONA_TS = (
+    "export function createPersona(input: { name: string }): string {\n"
+    "  const id = `persona-${Date.now()}-${Math.random().toString(36).slice(2, 9)}`;\n"
+    "  const now = new Date().toISOString();\n"
+    "  const p: Persona = { id, name: input.name, description: '', createdAt: now };\n"
+    "  personas.value.push(p);\n"
+    "  return id;\n"
+    "}\n"
+)
+
+
+def test_typescript_a_records_id_returned_is_no_prompt_text() -> None:
+    assert _codes(_PERSONA_TS, "persona.ts") == []
+    # The twin: the same value returned as the persona's text is prompt text.
+    text = _PERSONA_TS.replace("  return id;\n", "  return `You are ${input.name}. ${id}`;\n")
+    got = _codes(text, "persona.ts")
+    assert (2, "PL101") in got and (2, "PL103") in got
+
+
+_FIELD_TS = (
+    "export function buildSystemPrompt(name: string): string {\n"
+    "  const card = { storageKey: `card-${Date.now()}`, name, tokenCount: countTokens(name) };\n"
+    "  return `You are ${card.name}.`;\n"
+    "}\n"
+)
+
+
+def test_typescript_a_field_read_off_a_literal_carries_that_field_alone() -> None:
+    assert _codes(_FIELD_TS, "prompt.ts") == []
+    # The twin: the key itself read into the prompt text carries the clock.
+    keyed = _FIELD_TS.replace("${card.name}.", "${card.name} (${card.storageKey}).")
+    assert (3, "PL101") in _codes(keyed, "prompt.ts")
+
+
+# A prompt builder that returns the messages beside their measured size (metadata for the UI).
+_MEASURED_TS = (
+    "export async function buildPrompt(history: Msg[], system: string) {\n"
+    "  const messages = [{ role: 'system', content: system }, ...history];\n"
+    "  const tokenCount = await countMessageTokens(messages);\n"
+    "  return { messages, tokenCount };\n"
+    "}\n"
+)
+
+
+def test_typescript_a_token_count_returned_beside_the_messages_is_no_text() -> None:
+    assert [c for _, c in _codes(_MEASURED_TS, "prompt-builder.ts") if c == "PL106"] == []
+    # The twin: the count written into the system message is a runtime value in the prefix.
+    written = _MEASURED_TS.replace(
+        "  return { messages, tokenCount };\n",
+        "  return { messages: [{ role: 'system', content: `${system} (${tokenCount})` }] };\n",
+    )
+    assert (4, "PL106") in _codes(written, "prompt-builder.ts")
