@@ -62,3 +62,31 @@ def test_typescript_a_token_count_returned_beside_the_messages_is_no_text() -> N
         "  return { messages: [{ role: 'system', content: `${system} (${tokenCount})` }] };\n",
     )
     assert (4, "PL106") in _codes(written, "prompt-builder.ts")
+
+
+# A CLI's message store: the system prompt (with the clock) is written once when a chat starts;
+# a compaction keeps that first message byte for byte and replaces the rest with a summary.
+_COMPACT_TS = (
+    "export class MessageStore {\n"
+    "  private messages: Message[] = [];\n"
+    "  reset(): void {\n"
+    "    this.messages = [{ role: 'system', content: buildSystem(new Date().toISOString()) }];\n"
+    "  }\n"
+    "  compact(summary: string): void {\n"
+    "    const systemMessage = this.messages[0];\n"
+    "    this.messages = [systemMessage, { role: 'user', content: summary }];\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_typescript_the_kept_first_message_read_back_in_a_compaction_is_no_new_value() -> None:
+    got = _codes(_COMPACT_TS, "message-store.ts")
+    assert (4, "PL101") in got  # where the clock is written, once
+    assert (7, "PL101") not in got
+    # The twin: the compaction writes a fresh system prompt, reading the clock again.
+    fresh = _COMPACT_TS.replace(
+        "    const systemMessage = this.messages[0];\n",
+        "    const systemMessage = { role: 'system', content: buildSystem(Date.now()) };\n",
+    )
+    assert (7, "PL101") in _codes(fresh, "message-store.ts")
