@@ -24,7 +24,7 @@ from tree_sitter import Node
 
 from ..choice import picked_model
 from ..findings import Finding
-from ..meaning import kind_of_name, words
+from ..meaning import identity_name, kind_of_name, words
 from .records import is_record
 from .slots import never_filled
 from .syntax import (
@@ -46,7 +46,6 @@ from .values import (
     Evaluator,
     Taint,
     bound_before,
-    identity_name,
     is_slot,
 )
 

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from ..meaning import FETCH_WORDS, VOLATILE_CODES, kind_of_name, names_request, words
+from ..meaning import (
+    FETCH_WORDS,
+    VOLATILE_CODES,
+    kind_of_name,
+    metadata_field,
+    names_request,
+    words,
+)
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -1015,25 +1022,6 @@ def _date_cut(src: Source, args: list[Node]) -> bool:
 def is_slot(text: str) -> bool:
     """A template slot: `{{CURRENT_DATE}}`, `{date}`, `${today}`, `%DATE%`, `<DATE>`."""
     return bool(_SLOT.search(text))
-
-
-_METADATA_WORDS = frozenset({"created", "updated", "timestamp", "expires"})
-# Last words of a field that names a record (its storage key) rather than saying anything.
-_IDENTITY = frozenset({"id", "ids", "key", "uuid", "uid"})
-
-
-def identity_name(name: str) -> bool:
-    """A name for a record's identity: `id`, `personaId`, `storageKey`, `uuid`."""
-    return words(name)[-1:] != [] and words(name)[-1] in _IDENTITY
-
-
-def metadata_field(name: str) -> bool:
-    """A field named for identity or bookkeeping: `id`, `messageId`, `storageKey`, `uuid`,
-    `createdAt`, `timestamp`, or a measure of the prompt returned beside it (`tokenCount`)."""
-    ws = words(name)
-    if identity_name(name) or set(ws) & _METADATA_WORDS:
-        return True
-    return ws[-1:] == ["count"] and bool({"token", "tokens"} & set(ws))
 
 
 def _metadata_key(src: Source, item: Node) -> bool:

@@ -90,3 +90,21 @@ def test_typescript_the_kept_first_message_read_back_in_a_compaction_is_no_new_v
         "    const systemMessage = { role: 'system', content: buildSystem(Date.now()) };\n",
     )
     assert (7, "PL101") in _codes(fresh, "message-store.ts")
+
+
+_RECORD_PY = (
+    "import time\n"
+    "import uuid\n"
+    "\n"
+    "def build_system_prompt(name, traits):\n"
+    "    persona = {'id': str(uuid.uuid4()), 'name': name, 'created_at': time.time()}\n"
+    "    save_persona(persona)\n"
+    "    return f\"You are {persona['name']}. Traits: {traits}.\"\n"
+)
+
+
+def test_python_a_field_read_off_a_dict_literal_carries_that_field_alone() -> None:
+    assert _codes(_RECORD_PY, "personas.py") == []
+    # The twin: the persona's id read into the prompt text carries the random id.
+    with_id = _RECORD_PY.replace("Traits: {traits}.", "Id: {persona['id']}.")
+    assert (5, "PL103") in _codes(with_id, "personas.py")
