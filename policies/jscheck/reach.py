@@ -11,6 +11,7 @@ that asks no model is dropped. Pure: a parsed file and findings in, findings out
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from tree_sitter import Node
@@ -79,6 +80,31 @@ _ASKING = frozenset(
         "call",
     }
 )
+# Settings only a realtime (voice) session takes: its `instructions` are set when the session
+# starts and kept for the whole connection, as the labels judge (a session fixed once).
+_REALTIME_KEYS = frozenset(
+    {
+        "voice",
+        "modalities",
+        "output_modalities",
+        "input_audio_transcription",
+        "input_audio_format",
+        "output_audio_format",
+        "turn_detection",
+        "audio",
+    }
+)
+# First words of a callee that builds a prompt's text (`mergeSystemPrompt(...)`,
+# `buildSpeechSystemPrompt(...)`): named for a prompt, it asks no model.
+_BUILDS = frozenset(
+    {"build", "merge", "get", "make", "create", "compose", "format", "render", "assemble"}
+    | {"combine", "load", "join", "append", "with", "add", "inject"}
+)
+_BUILT = frozenset(
+    {"prompt", "prompts", "instructions", "message", "messages", "context", "model", "config"}
+)
+# A query of a database (`pool.query("SELECT ...", [id])`), not a question to a model.
+_SQL = re.compile(r"\s*(select|insert|update|delete|with|create|upsert)\b", re.IGNORECASE)
 # The handlers a web framework calls for one HTTP request (Next.js, Remix, SvelteKit).
 _HANDLERS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "action", "loader"})
 # Test callbacks (`it("...", () => ...)`, `test(...)`, `describe(...)`).
@@ -195,11 +221,16 @@ class _Index:
                         out.append(Site(_line(n), CONVERSATION, "options spread in"))
                     continue
                 asks = keys.keys() & (_REQUEST_KEYS | _USER_TEXT)
+                if not asks and "instructions" in keys and keys.keys() & _REALTIME_KEYS:
+                    out.append(Site(_line(n), ONE_SHOT, "a realtime session's start"))
+                    continue
                 if not (asks and keys.keys() & {"model", "system"}):
                     continue
                 out.append(Site(_line(n), self._kind(keys, fn), "request options"))
             elif n.type == "call_expression":
                 callee = callee_name(self.src, n)
+                if _builds_prompt(callee) or _sql(self.src, n):
+                    continue
                 if set(words(callee)) & _ASKING and not any(
                     unwrap(a).type == "object"
                     and (_keys(self.src, unwrap(a)) or {}).keys() & _REQUEST_KEYS
@@ -270,6 +301,22 @@ class _Index:
             return CONVERSATION
         kinds = {self._value_kind(v, fn) for v in values}
         return ONE_SHOT if kinds == {ONE_SHOT} else CONVERSATION
+
+
+def _sql(src: Source, call: Node) -> bool:
+    """A call handed SQL as its first argument: a database query."""
+    args = arguments(call)
+    first = unwrap(args[0]) if args else None
+    text = string_value(src, first) if first is not None else None
+    if text is None and first is not None and first.type == "template_string":
+        text = src.text(first)[1:]
+    return text is not None and bool(_SQL.match(text))
+
+
+def _builds_prompt(callee: str) -> bool:
+    """A callee named for building a prompt's text (`buildSystemPrompt`), not for asking."""
+    ws = words(callee)
+    return len(ws) > 1 and ws[0] in _BUILDS and ws[-1] in _BUILT
 
 
 def _keys(src: Source, obj: Node) -> dict[str, Node | None] | None:

@@ -403,3 +403,54 @@ def test_python_the_blocks_a_prompt_is_joined_from() -> None:
     # Twin: blocks of a page layout, no prompt's.
     page = src.replace("runtime_prompt_blocks", "runtime_page_blocks")
     assert _codes(page, "prompt.py") == []
+
+
+# A voice app's server starts a realtime session: its instructions (the time, a greeting built
+# by a prompt helper) are set once when the session starts and kept for the connection.
+_REALTIME_TS = (
+    "export async function startVoiceSession(user: User, history: Msg[]) {\n"
+    "  const now = new Date().toLocaleString();\n"
+    "  const instructions = mergeSystemPrompt(BASE, `It is ${now}. You talk to ${user.name}.`);\n"
+    "  const r = await fetch('https://api.openai.com/v1/realtime/sessions', {\n"
+    "    method: 'POST',\n"
+    "    body: JSON.stringify({ model: 'gpt-realtime', voice: 'alloy', instructions }),\n"
+    "  });\n"
+    "  return r.json();\n"
+    "}\n"
+)
+
+
+def test_typescript_a_realtime_sessions_instructions_are_set_once() -> None:
+    assert [c for _, c in _codes(_REALTIME_TS, "voice.ts") if c == "PL101"] == []
+    # The twin: the same instructions sent as the system message of a chat over the history.
+    chat = _REALTIME_TS.replace(
+        "    body: JSON.stringify({ model: 'gpt-realtime', voice: 'alloy', instructions }),\n",
+        "    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'system', content: "
+        "instructions }, ...history] }),\n",
+    )
+    assert (3, "PL101") in _codes(chat, "voice.ts")
+
+
+def test_typescript_a_database_query_or_a_prompt_builder_asks_no_model() -> None:
+    # A one-shot request beside a database query and a prompt builder: the clock reaches only
+    # the one-shot request (the SQL `query` and `buildSystemPrompt` are not a model's callers).
+    src = (
+        "export async function explain(userId: string, question: string) {\n"
+        "  const rows = await pool.query('SELECT name FROM users WHERE id = $1', [userId]);\n"
+        "  const system = buildSystemPrompt(`Today is ${new Date().toISOString()}`);\n"
+        "  return openai.chat.completions.create({\n"
+        "    model: 'gpt-4o',\n"
+        "    messages: [\n"
+        "      { role: 'system', content: system },\n"
+        "      { role: 'user', content: question },\n"
+        "    ],\n"
+        "  });\n"
+        "}\n"
+    )
+    assert [c for _, c in _codes(src, "explain.ts") if c == "PL101"] == []
+    # The twin: a call that may ask a model (`agent.run`) keeps the finding.
+    asked = src.replace(
+        "  const rows = await pool.query('SELECT name FROM users WHERE id = $1', [userId]);\n",
+        "  const rows = await agent.run(question);\n",
+    )
+    assert [c for _, c in _codes(asked, "explain.ts") if c == "PL101"] != []
