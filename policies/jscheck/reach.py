@@ -111,10 +111,16 @@ _HANDLERS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "action", "loade
 _TEST_CALLS = frozenset({"it", "test", "describe", "beforeEach", "beforeAll"})
 
 
-def drop_unreached(src: Source, found: list[Finding]) -> list[Finding]:
+# (file, exported name) -> the project's other files that import it, with the local name.
+Importers = Callable[[str, str], list[tuple[Source, str]]]
+
+
+def drop_unreached(
+    src: Source, found: list[Finding], importers: Importers | None = None
+) -> list[Finding]:
     if not any(decided_by_reach(f.code) for f in found):
         return found
-    index = _Index(src)
+    index = _Index(src, importers)
     unsent = {
         i
         for i, f in enumerate(found)
@@ -124,8 +130,9 @@ def drop_unreached(src: Source, found: list[Finding]) -> list[Finding]:
 
 
 class _Index:
-    def __init__(self, src: Source) -> None:
+    def __init__(self, src: Source, importers: Importers | None = None) -> None:
         self.src = src
+        self.importers = importers
         self.functions = [n for n in walk(src.root) if n.type in FUNCTIONS]
         self._sites: dict[int, list[Site]] = {}
 
@@ -181,13 +188,39 @@ class _Index:
                 # A route handler that asks no model: the framework calls it for one HTTP
                 # request, and what it builds goes to its response or a queue.
                 return [Site(fn.start_point[0] + 1, ONE_SHOT, "a route handler that sends nothing")]
-            return [Site(fn.start_point[0] + 1, CONVERSATION, "exported")]
+            return self._elsewhere(fn, name) or [
+                Site(fn.start_point[0] + 1, CONVERSATION, "exported")
+            ]
         callers = [c for c in self.functions if c.id not in seen and name and self._calls(c, name)]
         if not callers or depth >= _DEPTH:
             return [Site(fn.start_point[0] + 1, CONVERSATION, "not followed")]
         out: list[Site] = []
         for c in callers:
             out += self.reached(c, depth + 1, seen)
+        return out
+
+    def _elsewhere(self, fn: Node, name: str) -> list[Site]:
+        """The requests an exported function (not a method) reaches through its callers in the
+        project's other files (`prompts.ts` imported by `chat.service.ts`), one file away;
+        empty where no other file is read or none calls it (the finding is then kept)."""
+        if self.importers is None or not name or fn.parent is None:
+            return []
+        if any(n.type in ("class_body", "method_definition") for n in _ancestors(fn, 3)):
+            return []
+        out: list[Site] = []
+        for other, local in self.importers(self.src.path, name):
+            there = _Index(other)
+            callers = [c for c in there.functions if there._calls(c, local)]
+            module_level = any(
+                n.type == "call_expression"
+                and callee_name(other, n) == local
+                and there.around_node(n) is None
+                for n in walk(other.root)
+            )
+            if module_level:
+                return []
+            for c in callers:
+                out += there.reached(c, 1, set())
         return out
 
     def _calls(self, fn: Node, name: str) -> bool:
@@ -231,13 +264,27 @@ class _Index:
                 callee = callee_name(self.src, n)
                 if _builds_prompt(callee) or _sql(self.src, n):
                     continue
-                if set(words(callee)) & _ASKING and not any(
+                if set(words(callee)) & _ASKING and any(
+                    self._fresh_pair(unwrap(a)) for a in arguments(n)
+                ):
+                    # `this.invokeModel(model, [{ role: 'system', ... }, { role: 'user', ... }])`
+                    out.append(Site(_line(n), ONE_SHOT, "a fresh system and user message"))
+                elif set(words(callee)) & _ASKING and not any(
                     unwrap(a).type == "object"
                     and (_keys(self.src, unwrap(a)) or {}).keys() & _REQUEST_KEYS
                     for a in arguments(n)
                 ):
                     out.append(Site(_line(n), CONVERSATION, f"`{callee}` not read"))
         return out
+
+    def _fresh_pair(self, arg: Node) -> bool:
+        """A literal list of system, developer and user messages, each a literal object."""
+        if arg.type != "array":
+            return False
+        items = [unwrap(c) for c in arg.named_children if c.type != "comment"]
+        return bool(items) and all(
+            i.type == "object" and _role(self.src, i) in _ONE_SHOT_ROLES for i in items
+        )
 
     def _request_like(self, obj: Node) -> bool:
         return any(
@@ -316,7 +363,10 @@ def _sql(src: Source, call: Node) -> bool:
 def _builds_prompt(callee: str) -> bool:
     """A callee named for building a prompt's text (`buildSystemPrompt`), not for asking."""
     ws = words(callee)
-    return len(ws) > 1 and ws[0] in _BUILDS and ws[-1] in _BUILT
+    if len(ws) > 1 and ws[0] in _BUILDS and ws[-1] in _BUILT:
+        return True
+    # `AnswerSystemPrompt(docs)`: a name for a prompt with no word of asking besides it.
+    return ws[-1:] in (["prompt"], ["prompts"]) and not set(ws[:-1]) & (_ASKING - {"model"})
 
 
 def _keys(src: Source, obj: Node) -> dict[str, Node | None] | None:
@@ -357,6 +407,15 @@ def _exported(fn: Node) -> bool:
             return True  # a method: its class may be used anywhere
         n = n.parent
     return False
+
+
+def _ancestors(fn: Node, n: int) -> list[Node]:
+    out: list[Node] = []
+    p = fn.parent
+    while p is not None and len(out) < n:
+        out.append(p)
+        p = p.parent
+    return out
 
 
 def _callback(fn: Node) -> bool:

@@ -5,6 +5,10 @@ the shape real code has, with a twin that goes the other way."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from prefixlock.policies.config import LintConfig
+from prefixlock.policies.engine import lint_paths
 from tests.helpers.lintfind import line_codes as _codes
 
 # A builder of a one-shot request (system and one user message, built fresh per call), called
@@ -454,3 +458,64 @@ def test_typescript_a_database_query_or_a_prompt_builder_asks_no_model() -> None
         "  const rows = await agent.run(question);\n",
     )
     assert [c for _, c in _codes(asked, "explain.ts") if c == "PL101"] != []
+
+
+# An exported prompt builder in one file of a project, its only caller in another.
+_PROMPTS_TS = (
+    "import dayjs from 'dayjs';\n"
+    "export const AnswerSystemPrompt = (rows: string) => `\n"
+    "  The current date is ${dayjs().format('DD/MM/YYYY')}.\n"
+    "  Transactions: ${rows}`;\n"
+)
+_SERVICE_TS = (
+    "import { AnswerSystemPrompt } from './prompts';\n"
+    "export class ChatService {\n"
+    "  async answer(question: string, rows: string) {\n"
+    "    return this.invokeModel(this.model, [\n"
+    "      { role: 'system', content: AnswerSystemPrompt(rows) },\n"
+    "      { role: 'user', content: question },\n"
+    "    ]);\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def _lint_project(tmp_path: Path, service: str) -> list[tuple[str, int, str]]:
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "prompts.ts").write_text(_PROMPTS_TS)
+    (tmp_path / "src" / "service.ts").write_text(service)
+    found = lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings
+    return [(Path(f.path).name, f.line, f.code) for f in found]
+
+
+def test_typescript_an_exported_builder_whose_callers_elsewhere_are_one_shot(
+    tmp_path: Path,
+) -> None:
+    assert _lint_project(tmp_path, _SERVICE_TS) == []
+
+
+def test_typescript_an_exported_builder_called_elsewhere_over_a_history(tmp_path: Path) -> None:
+    # The twin: the caller in the other file sends the prompt ahead of the kept history.
+    history = _SERVICE_TS.replace(
+        "      { role: 'user', content: question },\n",
+        "      ...this.history,\n      { role: 'user', content: question },\n",
+    )
+    assert ("prompts.ts", 3, "PL101") in _lint_project(tmp_path, history)
+
+
+def test_typescript_a_builder_imported_by_a_base_url_path(tmp_path: Path) -> None:
+    # `import ... from "lib/prompts"` under a tsconfig baseUrl of `src`: found as project file.
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "src" / "lib").mkdir(parents=True)
+    (tmp_path / "src" / "lib" / "prompts.ts").write_text(_PROMPTS_TS)
+    (tmp_path / "src" / "service.ts").write_text(
+        _SERVICE_TS.replace("from './prompts'", "from 'lib/prompts'")
+    )
+    assert lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings == []
+    # The twin: a path that names no project file (a package's) is not followed.
+    (tmp_path / "src" / "service.ts").write_text(
+        _SERVICE_TS.replace("from './prompts'", "from 'pkg/prompts'")
+    )
+    found = lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings
+    assert [(Path(f.path).name, f.line, f.code) for f in found] == [("prompts.ts", 3, "PL101")]
