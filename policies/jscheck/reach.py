@@ -105,6 +105,8 @@ _BUILT = frozenset(
 )
 # A query of a database (`pool.query("SELECT ...", [id])`), not a question to a model.
 _SQL = re.compile(r"\s*(select|insert|update|delete|with|create|upsert)\b", re.IGNORECASE)
+# A router's methods that register a handler for a path (Express, Hono, Fastify, Koa).
+_ROUTE_METHODS = frozenset({"get", "post", "put", "patch", "delete", "all", "route"})
 # The handlers a web framework calls for one HTTP request (Next.js, Remix, SvelteKit).
 _HANDLERS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "action", "loader"})
 # Test callbacks (`it("...", () => ...)`, `test(...)`, `describe(...)`).
@@ -149,6 +151,8 @@ class _Index:
     def unsent(self, line: int, sink: int | None) -> bool:
         fn = self.around(line)
         while fn is not None and _callback(fn):
+            if self._route(fn) and self.sites(fn):
+                break  # an HTTP route's handler: the requests it makes are its own
             fn = self.around_node(fn)  # a callback runs as part of the function it is handed in
         if fn is None:
             return False  # module level: read wherever the module is imported
@@ -162,6 +166,21 @@ class _Index:
         ):
             return True  # a serialiser's copy of a prompt built and sent elsewhere
         return one_shot_only(self.reached(fn, 0, set()))
+
+    def _route(self, fn: Node) -> bool:
+        """A callback that handles one HTTP request: handed (directly or through a wrapper,
+        `asyncHandler(async (req, res) => ...)`) to `router.post("/token", ...)`,
+        `app.get(...)`: the framework calls it per request, apart from its neighbours."""
+        n: Node | None = fn.parent
+        for _ in range(4):
+            if n is None:
+                return False
+            if n.type == "call_expression" and callee_name(self.src, n) in _ROUTE_METHODS:
+                args = arguments(n)
+                path = string_value(self.src, unwrap(args[0])) if args else None
+                return path is not None and path.startswith("/")
+            n = n.parent
+        return False
 
     def _in_test(self, fn: Node) -> bool:
         n: Node | None = fn

@@ -519,3 +519,31 @@ def test_typescript_a_builder_imported_by_a_base_url_path(tmp_path: Path) -> Non
     )
     found = lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings
     assert [(Path(f.path).name, f.line, f.code) for f in found] == [("prompts.ts", 3, "PL101")]
+
+
+# An Express router's setup function registers several handlers; the token route starts a
+# realtime session (instructions set once), and another route asks a model over a history.
+_ROUTES_JS = (
+    "export function sessionRoutes(router, pool) {\n"
+    "  router.all('/token', asyncHandler(async (req, res) => {\n"
+    "    const language = req.body?.language;\n"
+    "    const now = new Date().toISOString();\n"
+    "    const config = JSON.stringify({\n"
+    "      session: { model: 'gpt-realtime', instructions: `Speak ${language}. It is ${now}.`,\n"
+    "        audio: { output: { voice: 'cedar' } } },\n"
+    "    });\n"
+    "    res.json(await fetch(TOKEN_URL, { method: 'POST', body: config }));\n"
+    "  }));\n"
+    "  router.post('/chat', asyncHandler(async (req, res) => {\n"
+    "    res.json(await streamChat(req.body.messages));\n"
+    "  }));\n"
+    "}\n"
+)
+
+
+def test_javascript_a_route_handler_is_decided_by_its_own_requests() -> None:
+    assert [c for _, c in _codes(_ROUTES_JS, "sessions.routes.js") if c == "PL101"] == []
+    # The twin: the token route's handler is not registered for a path (a plain helper
+    # callback), so the function around it, which also streams a chat, decides.
+    helper = _ROUTES_JS.replace("router.all('/token', ", "withRetry(")
+    assert (6, "PL101") in _codes(helper, "sessions.routes.js")
