@@ -108,3 +108,30 @@ def test_python_a_field_read_off_a_dict_literal_carries_that_field_alone() -> No
     # The twin: the persona's id read into the prompt text carries the random id.
     with_id = _RECORD_PY.replace("Traits: {traits}.", "Id: {persona['id']}.")
     assert (5, "PL103") in _codes(with_id, "personas.py")
+
+
+# A browser agent's task runner: the system prompt, then the new user message, then the chat
+# history replayed behind it.
+_AHEAD_JS = (
+    "async function runTask(userMessage, chatHistory) {\n"
+    "  const messages = [];\n"
+    "  messages.push({ role: 'system', content: SYSTEM_PROMPT });\n"
+    "  messages.push({ role: 'user', content: userMessage });\n"
+    "  for (const msg of chatHistory) {\n"
+    "    messages.push({ role: msg.role, content: msg.content });\n"
+    "  }\n"
+    "  return client.chat.completions.create({ model, messages, tools });\n"
+    "}\n"
+)
+
+
+def test_javascript_the_new_user_message_pushed_ahead_of_the_history() -> None:
+    assert (4, "PL304") in _codes(_AHEAD_JS, "runner.js")
+    # The twin: the new message appended after the history.
+    after = _AHEAD_JS.replace(
+        "  messages.push({ role: 'user', content: userMessage });\n", ""
+    ).replace(
+        "  return client",
+        "  messages.push({ role: 'user', content: userMessage });\n  return client",
+    )
+    assert [c for _, c in _codes(after, "runner.js") if c == "PL304"] == []
