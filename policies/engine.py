@@ -28,6 +28,7 @@ from .bundles import looks_minified
 from .config import LintConfig
 from .findings import Finding, fingerprints, sort_key, source_lines
 from .jscheck import JS_SUFFIXES, Module, check_js
+from .jscheck.syntax import Source
 from .jscheck.syntax import parse as parse_js
 from .pycheck import check_python
 from .pycheck.analyzer import ModuleSummaries
@@ -404,7 +405,9 @@ def _lint_file(
                 )
             elif kind == "js":
                 # A minified bundle's names are a minifier's; read as source they mislead.
-                findings = [] if looks_minified(text) else check_js(path, text, _js_module)
+                findings = (
+                    [] if looks_minified(text) else check_js(path, text, _js_module, _js_importers)
+                )
             else:
                 findings, parsed = check_text(path, text, model, prices, sup)
                 if looks_like_request(parsed):
@@ -444,6 +447,8 @@ def _start_run(roots: frozenset[str] | None) -> None:
     _PY_TREES.clear()
     _PY_SUMMARIES.clear()
     _JS_MODULES.clear()
+    _JS_PROJECT_FILES.clear()
+    _JS_TEXTS.clear()
 
 
 def _roots(paths: Sequence[str]) -> frozenset[str]:
@@ -534,6 +539,76 @@ def _summaries(model: str | None, prices_path: str | None) -> ModuleSummaries:
 _JS_TRIES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".mts", ".cjs", ".cts")
 _JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
 _JS_MODULES: dict[str, Module | None] = {}  # per process: a helper module is parsed once
+# Per process: each project folder's script files (bounded), and each file's text, read once.
+_JS_PROJECT_FILES: dict[str, list[str]] = {}
+_JS_TEXTS: dict[str, str | None] = {}
+_JS_PROJECT_CAP = 5000
+
+
+def _js_project(path: str) -> str | None:
+    """The project `path` belongs to: the nearest folder above with a project file, inside
+    what the run lints; None when there is none (a file linted on its own)."""
+    d = os.path.dirname(os.path.abspath(path))
+    for _ in range(12):
+        if any(os.path.exists(os.path.join(d, name)) for name in _PROJECT_FILES):
+            return d if _ROOTS is not None and _within(os.path.join(d, "x")) else None
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+    return None
+
+
+def _js_files(root: str) -> list[str]:
+    if root not in _JS_PROJECT_FILES:
+        out: list[str] = []
+        for d, dirs, files in os.walk(root):
+            dirs[:] = sorted(x for x in dirs if not _skipped_dir(Path(d) / x, x))
+            out += [
+                os.path.join(d, f) for f in sorted(files) if Path(f).suffix.lower() in JS_SUFFIXES
+            ]
+            if len(out) > _JS_PROJECT_CAP:
+                out = []  # too large to search: callers in other files are not followed
+                break
+        _JS_PROJECT_FILES[root] = out
+    return _JS_PROJECT_FILES[root]
+
+
+def _js_text(path: str) -> str | None:
+    if path not in _JS_TEXTS:
+        text = None
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            p = Path(path)
+            if _regular(p) and p.stat().st_size <= MAX_PYTHON_BYTES:
+                text = p.read_text(encoding="utf-8")
+        _JS_TEXTS[path] = text
+    return _JS_TEXTS[path]
+
+
+def _js_importers(path: str, name: str) -> list[tuple[Source, str]]:
+    """The other files of `path`'s project that import its export `name`, each with the local
+    name they call it by (`import { AnswerSystemPrompt as P } from "./prompts"`)."""
+    root = _js_project(path)
+    if root is None:
+        return []
+    target = os.path.normpath(os.path.abspath(path))
+    out: list[tuple[Source, str]] = []
+    for f in _js_files(root):
+        if os.path.normpath(f) == target:
+            continue
+        text = _js_text(f)
+        if text is None or name not in text or looks_minified(text):
+            continue
+        mod = _js_module(f, "./" + os.path.basename(f))  # parsed once, shared with imports
+        if mod is None:
+            continue
+        for local, (spec, imported) in mod.imports.items():
+            if imported != name:
+                continue
+            found = _js_module(f, spec)
+            if found is not None and os.path.normpath(os.path.abspath(found.src.path)) == target:
+                out.append((mod.src, local))
+    return out
 
 
 def _js_module(importer: str, spec: str) -> Module | None:
@@ -548,6 +623,10 @@ def _js_module(importer: str, spec: str) -> Module | None:
         roots += [p / spec[2:] for p in list(base.resolve().parents)[:8]]
     elif spec.startswith("src/"):
         roots = [p / spec for p in list(base.resolve().parents)[:8]]
+    elif "/" in spec and not spec.startswith("@") and not spec.startswith("node:"):
+        # `lib/ai/prompts` under a tsconfig `baseUrl` of `src` or the project's folder: a
+        # project file only where one is found there (a package's path, `lodash/fp`, is not).
+        roots = [p / "src" / spec for p in list(base.resolve().parents)[:8]]
     else:
         return None
     for root in roots:

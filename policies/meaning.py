@@ -246,6 +246,27 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in _SPLIT.findall(name)]
 
 
+# Words of a field that dates a record, and last words of one that names it (its storage
+# key): bookkeeping, not something the record says.
+_METADATA_WORDS = frozenset({"created", "updated", "timestamp", "expires"})
+_IDENTITY = frozenset({"id", "ids", "key", "uuid", "uid"})
+
+
+def identity_name(name: str) -> bool:
+    """A name for a record's identity: `id`, `personaId`, `storageKey`, `uuid`."""
+    ws = words(name)
+    return bool(ws) and ws[-1] in _IDENTITY
+
+
+def metadata_field(name: str) -> bool:
+    """A field named for identity or bookkeeping: `id`, `messageId`, `storageKey`, `uuid`,
+    `createdAt`, `timestamp`, or a measure of the prompt returned beside it (`tokenCount`)."""
+    ws = words(name)
+    if identity_name(name) or set(ws) & _METADATA_WORDS:
+        return True
+    return ws[-1:] == ["count"] and bool({"token", "tokens"} & set(ws))
+
+
 @functools.lru_cache(maxsize=8192)
 def kind_of_name(name: str) -> str | None:
     """The volatile kind a name means ("time", "date", "random", "vcs", "filetree",

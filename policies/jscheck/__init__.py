@@ -26,7 +26,7 @@ from .middleout import check_middle_out
 from .peritem import check_per_item
 from .pickedtools import check_tools_picked_by_request
 from .prefixflow import check_prefix_flow
-from .reach import drop_unreached
+from .reach import Importers, drop_unreached
 from .rewrites import check_rewrites
 from .servercut import check_server_cut
 from .sinks import SinkCheck
@@ -42,14 +42,19 @@ from .structure import (
     check_windows,
 )
 from .syntax import JS_SUFFIXES, parse
+from .userahead import check_user_ahead_of_history
 from .values import Evaluator, Loader, Module
 
-__all__ = ["JS_SUFFIXES", "Loader", "Module", "check_js"]
+__all__ = ["JS_SUFFIXES", "Importers", "Loader", "Module", "check_js"]
 
 
-def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
+def check_js(
+    path: str, text: str, load: Loader | None = None, importers: Importers | None = None
+) -> list[Finding]:
     """The findings of one TypeScript/JavaScript file; `load(path, specifier)` resolves its
-    relative imports to parsed modules (values are followed into them)."""
+    relative imports to parsed modules (values are followed into them); `importers(path,
+    name)` gives the project's other files that import its export `name` (an exported prompt
+    builder's callers there decide the requests it reaches)."""
     src = parse(path, text)
     module = Module(src, load)
     ev = Evaluator(module)
@@ -68,6 +73,7 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_live_list_in_system(src)
         + check_tools_picked_by_request(src)
         + check_system_ahead_of_history(src)
+        + check_user_ahead_of_history(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.
@@ -82,5 +88,5 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
-    found = drop_unreached(src, found)
+    found = drop_unreached(src, found, importers)
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -11,6 +11,7 @@ that asks no model is dropped. Pure: a parsed file and findings in, findings out
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from tree_sitter import Node
@@ -79,16 +80,49 @@ _ASKING = frozenset(
         "call",
     }
 )
+# Settings only a realtime (voice) session takes: its `instructions` are set when the session
+# starts and kept for the whole connection, as the labels judge (a session fixed once).
+_REALTIME_KEYS = frozenset(
+    {
+        "voice",
+        "modalities",
+        "output_modalities",
+        "input_audio_transcription",
+        "input_audio_format",
+        "output_audio_format",
+        "turn_detection",
+        "audio",
+    }
+)
+# First words of a callee that builds a prompt's text (`mergeSystemPrompt(...)`,
+# `buildSpeechSystemPrompt(...)`): named for a prompt, it asks no model.
+_BUILDS = frozenset(
+    {"build", "merge", "get", "make", "create", "compose", "format", "render", "assemble"}
+    | {"combine", "load", "join", "append", "with", "add", "inject"}
+)
+_BUILT = frozenset(
+    {"prompt", "prompts", "instructions", "message", "messages", "context", "model", "config"}
+)
+# A query of a database (`pool.query("SELECT ...", [id])`), not a question to a model.
+_SQL = re.compile(r"\s*(select|insert|update|delete|with|create|upsert)\b", re.IGNORECASE)
+# A router's methods that register a handler for a path (Express, Hono, Fastify, Koa).
+_ROUTE_METHODS = frozenset({"get", "post", "put", "patch", "delete", "all", "route"})
 # The handlers a web framework calls for one HTTP request (Next.js, Remix, SvelteKit).
 _HANDLERS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "action", "loader"})
 # Test callbacks (`it("...", () => ...)`, `test(...)`, `describe(...)`).
 _TEST_CALLS = frozenset({"it", "test", "describe", "beforeEach", "beforeAll"})
 
 
-def drop_unreached(src: Source, found: list[Finding]) -> list[Finding]:
+# (file, exported name) -> the project's other files that import it, with the local name.
+Importers = Callable[[str, str], list[tuple[Source, str]]]
+
+
+def drop_unreached(
+    src: Source, found: list[Finding], importers: Importers | None = None
+) -> list[Finding]:
     if not any(decided_by_reach(f.code) for f in found):
         return found
-    index = _Index(src)
+    index = _Index(src, importers)
     unsent = {
         i
         for i, f in enumerate(found)
@@ -98,8 +132,9 @@ def drop_unreached(src: Source, found: list[Finding]) -> list[Finding]:
 
 
 class _Index:
-    def __init__(self, src: Source) -> None:
+    def __init__(self, src: Source, importers: Importers | None = None) -> None:
         self.src = src
+        self.importers = importers
         self.functions = [n for n in walk(src.root) if n.type in FUNCTIONS]
         self._sites: dict[int, list[Site]] = {}
 
@@ -116,6 +151,8 @@ class _Index:
     def unsent(self, line: int, sink: int | None) -> bool:
         fn = self.around(line)
         while fn is not None and _callback(fn):
+            if self._route(fn) and self.sites(fn):
+                break  # an HTTP route's handler: the requests it makes are its own
             fn = self.around_node(fn)  # a callback runs as part of the function it is handed in
         if fn is None:
             return False  # module level: read wherever the module is imported
@@ -129,6 +166,21 @@ class _Index:
         ):
             return True  # a serialiser's copy of a prompt built and sent elsewhere
         return one_shot_only(self.reached(fn, 0, set()))
+
+    def _route(self, fn: Node) -> bool:
+        """A callback that handles one HTTP request: handed (directly or through a wrapper,
+        `asyncHandler(async (req, res) => ...)`) to `router.post("/token", ...)`,
+        `app.get(...)`: the framework calls it per request, apart from its neighbours."""
+        n: Node | None = fn.parent
+        for _ in range(4):
+            if n is None:
+                return False
+            if n.type == "call_expression" and callee_name(self.src, n) in _ROUTE_METHODS:
+                args = arguments(n)
+                path = string_value(self.src, unwrap(args[0])) if args else None
+                return path is not None and path.startswith("/")
+            n = n.parent
+        return False
 
     def _in_test(self, fn: Node) -> bool:
         n: Node | None = fn
@@ -155,13 +207,39 @@ class _Index:
                 # A route handler that asks no model: the framework calls it for one HTTP
                 # request, and what it builds goes to its response or a queue.
                 return [Site(fn.start_point[0] + 1, ONE_SHOT, "a route handler that sends nothing")]
-            return [Site(fn.start_point[0] + 1, CONVERSATION, "exported")]
+            return self._elsewhere(fn, name) or [
+                Site(fn.start_point[0] + 1, CONVERSATION, "exported")
+            ]
         callers = [c for c in self.functions if c.id not in seen and name and self._calls(c, name)]
         if not callers or depth >= _DEPTH:
             return [Site(fn.start_point[0] + 1, CONVERSATION, "not followed")]
         out: list[Site] = []
         for c in callers:
             out += self.reached(c, depth + 1, seen)
+        return out
+
+    def _elsewhere(self, fn: Node, name: str) -> list[Site]:
+        """The requests an exported function (not a method) reaches through its callers in the
+        project's other files (`prompts.ts` imported by `chat.service.ts`), one file away;
+        empty where no other file is read or none calls it (the finding is then kept)."""
+        if self.importers is None or not name or fn.parent is None:
+            return []
+        if any(n.type in ("class_body", "method_definition") for n in _ancestors(fn, 3)):
+            return []
+        out: list[Site] = []
+        for other, local in self.importers(self.src.path, name):
+            there = _Index(other)
+            callers = [c for c in there.functions if there._calls(c, local)]
+            module_level = any(
+                n.type == "call_expression"
+                and callee_name(other, n) == local
+                and there.around_node(n) is None
+                for n in walk(other.root)
+            )
+            if module_level:
+                return []
+            for c in callers:
+                out += there.reached(c, 1, set())
         return out
 
     def _calls(self, fn: Node, name: str) -> bool:
@@ -195,18 +273,37 @@ class _Index:
                         out.append(Site(_line(n), CONVERSATION, "options spread in"))
                     continue
                 asks = keys.keys() & (_REQUEST_KEYS | _USER_TEXT)
+                if not asks and "instructions" in keys and keys.keys() & _REALTIME_KEYS:
+                    out.append(Site(_line(n), ONE_SHOT, "a realtime session's start"))
+                    continue
                 if not (asks and keys.keys() & {"model", "system"}):
                     continue
                 out.append(Site(_line(n), self._kind(keys, fn), "request options"))
             elif n.type == "call_expression":
                 callee = callee_name(self.src, n)
-                if set(words(callee)) & _ASKING and not any(
+                if _builds_prompt(callee) or _sql(self.src, n):
+                    continue
+                if set(words(callee)) & _ASKING and any(
+                    self._fresh_pair(unwrap(a)) for a in arguments(n)
+                ):
+                    # `this.invokeModel(model, [{ role: 'system', ... }, { role: 'user', ... }])`
+                    out.append(Site(_line(n), ONE_SHOT, "a fresh system and user message"))
+                elif set(words(callee)) & _ASKING and not any(
                     unwrap(a).type == "object"
                     and (_keys(self.src, unwrap(a)) or {}).keys() & _REQUEST_KEYS
                     for a in arguments(n)
                 ):
                     out.append(Site(_line(n), CONVERSATION, f"`{callee}` not read"))
         return out
+
+    def _fresh_pair(self, arg: Node) -> bool:
+        """A literal list of system, developer and user messages, each a literal object."""
+        if arg.type != "array":
+            return False
+        items = [unwrap(c) for c in arg.named_children if c.type != "comment"]
+        return bool(items) and all(
+            i.type == "object" and _role(self.src, i) in _ONE_SHOT_ROLES for i in items
+        )
 
     def _request_like(self, obj: Node) -> bool:
         return any(
@@ -272,6 +369,25 @@ class _Index:
         return ONE_SHOT if kinds == {ONE_SHOT} else CONVERSATION
 
 
+def _sql(src: Source, call: Node) -> bool:
+    """A call handed SQL as its first argument: a database query."""
+    args = arguments(call)
+    first = unwrap(args[0]) if args else None
+    text = string_value(src, first) if first is not None else None
+    if text is None and first is not None and first.type == "template_string":
+        text = src.text(first)[1:]
+    return text is not None and bool(_SQL.match(text))
+
+
+def _builds_prompt(callee: str) -> bool:
+    """A callee named for building a prompt's text (`buildSystemPrompt`), not for asking."""
+    ws = words(callee)
+    if len(ws) > 1 and ws[0] in _BUILDS and ws[-1] in _BUILT:
+        return True
+    # `AnswerSystemPrompt(docs)`: a name for a prompt with no word of asking besides it.
+    return ws[-1:] in (["prompt"], ["prompts"]) and not set(ws[:-1]) & (_ASKING - {"model"})
+
+
 def _keys(src: Source, obj: Node) -> dict[str, Node | None] | None:
     """An object literal's keys and values; None where it spreads another object in."""
     out: dict[str, Node | None] = {}
@@ -310,6 +426,15 @@ def _exported(fn: Node) -> bool:
             return True  # a method: its class may be used anywhere
         n = n.parent
     return False
+
+
+def _ancestors(fn: Node, n: int) -> list[Node]:
+    out: list[Node] = []
+    p = fn.parent
+    while p is not None and len(out) < n:
+        out.append(p)
+        p = p.parent
+    return out
 
 
 def _callback(fn: Node) -> bool:

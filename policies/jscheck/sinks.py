@@ -24,7 +24,7 @@ from tree_sitter import Node
 
 from ..choice import picked_model
 from ..findings import Finding
-from ..meaning import kind_of_name, words
+from ..meaning import identity_name, kind_of_name, words
 from .records import is_record
 from .slots import never_filled
 from .syntax import (
@@ -97,6 +97,8 @@ _MACHINE = frozenset(
 _MEASURES = frozenset(
     {"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids", "budget"}
 )
+# Names of a kept conversation, whose first message was written (and reported) earlier.
+_KEPT_LISTS = frozenset({"messages", "history", "conversation", "transcript", "msgs"})
 # Names of the current request: written into the prefix, they change it every request (PL304).
 _REQUEST = frozenset({"query", "question"})
 _CURRENT = frozenset({"user", "current", "latest", "incoming", "new"})
@@ -837,6 +839,8 @@ class SinkCheck:
 
     def text_sink(self, value: Node, sink: str, at: Node, volatile_only: bool = False) -> None:
         sink_line = self.src.pos(at)[0]
+        if unwrap(value).type == "identifier" and identity_name(self.src.text(unwrap(value))):
+            return  # `return id` from `createPersona()`: the record's key, no prompt text
         if not volatile_only and unwrap(value).type == "identifier":
             # `.replace("{search_results}", search_results)`: the name as written here, before
             # it is followed into the texts it is built from.
@@ -845,6 +849,8 @@ class SinkCheck:
             inner = leaf
             if leaf.type == "template_substitution" and leaf.named_children:
                 inner = unwrap(leaf.named_children[0])
+            if self._kept_head(inner):
+                continue
             if (
                 inner.type == "call_expression"
                 and prefix_name(callee_name(self.src, inner))
@@ -872,6 +878,26 @@ class SinkCheck:
             for taint in sorted(self.ev.taints(leaf), key=_order_key):
                 if taint.kind in VOLATILE or (taint.kind in ORDER and not volatile_only):
                     self._add(leaf, taint, sink, sink_line)
+
+    def _kept_head(self, node: Node) -> bool:
+        """`this.messages[0]` (or a field of it): the first message of the kept history, read
+        back as it was sent. Kept byte for byte (a compaction keeping the system message), it
+        changes nothing; what it holds was reported where it was first written."""
+        while node.type == "member_expression":
+            node = unwrap(node.child_by_field_name("object"))  # type: ignore[arg-type]
+        if node.type != "subscript_expression":
+            return False
+        index = node.child_by_field_name("index")
+        if index is None or self.src.text(unwrap(index)) != "0":
+            return False
+        listed = unwrap(node.child_by_field_name("object"))  # type: ignore[arg-type]
+        if listed.type == "member_expression":
+            name = self.src.text(listed.child_by_field_name("property"))
+        elif listed.type == "identifier":
+            name = self.src.text(listed)
+        else:
+            return False
+        return bool(set(words(name)) & _KEPT_LISTS)
 
     def _builder_here(self, call: Node) -> bool:
         """Whether the prompt builder `call` calls is defined in this file (its returns are

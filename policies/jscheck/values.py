@@ -20,7 +20,14 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from ..meaning import FETCH_WORDS, VOLATILE_CODES, kind_of_name, names_request, words
+from ..meaning import (
+    FETCH_WORDS,
+    VOLATILE_CODES,
+    kind_of_name,
+    metadata_field,
+    names_request,
+    words,
+)
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -683,6 +690,11 @@ class Evaluator:
                 return self._imported(name, prop) or self._by_meaning(node, prop)
         if prop == "body" and obj is not None and _is_request(src, obj):
             return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})  # `req.body`
+        fields = self._literal_fields(obj, prop)
+        if fields is not None:
+            # `persona.name` where `persona = { id: \`p-${Date.now()}\`, name }`: the field
+            # read carries its own value, not the record's other fields.
+            return self._union(fields) or self._by_meaning(node, prop)
         got = self._body_field(self.taints(obj), prop)
         if (
             got
@@ -698,6 +710,24 @@ class Evaluator:
             # text; the name tells what the record holds, not that it reads the clock.
             got = frozenset(t for t in got if not t.what.endswith("(by its name)"))
         return got or self._by_meaning(node, prop)
+
+    def _literal_fields(self, obj: Node | None, prop: str) -> list[Node] | None:
+        """The values of field `prop` where `obj` is a local bound (before it is read) only to
+        object literals that each set it; None where any binding is something else."""
+        if obj is None or obj.type != "identifier":
+            return None
+        scope, vals, _ = self.m.lookup(obj, self.src.text(obj))
+        if not vals or scope is None or scope.type == "program":
+            return None
+        vals = bound_before(vals, obj, scope)
+        out: list[Node] = []
+        for v in vals or []:
+            v = unwrap(v)
+            field = _field_of(self.src, v, prop) if v.type == "object" else None
+            if field is None:
+                return None
+            out.append(field)
+        return out or None
 
     def _new(self, node: Node) -> Taints:
         ctor = self.src.text(node.child_by_field_name("constructor"))
@@ -994,19 +1024,30 @@ def is_slot(text: str) -> bool:
     return bool(_SLOT.search(text))
 
 
-_METADATA_WORDS = frozenset({"created", "updated", "timestamp", "expires"})
-
-
 def _metadata_key(src: Source, item: Node) -> bool:
-    """An object's `id`, `messageId`, `createdAt`, `timestamp` entry (a pair or a shorthand)."""
+    """An object's identity or bookkeeping entry (a pair or a shorthand): its value names,
+    dates or measures the record and is text only where that field itself is read."""
     if item.type == "pair":
         key = key_name(src, item.child_by_field_name("key")) or ""
     elif item.type == "shorthand_property_identifier":
         key = src.text(item)
     else:
         return False
-    ws = words(key)
-    return ws[-1:] in (["id"], ["ids"]) or bool(set(ws) & _METADATA_WORDS)
+    return metadata_field(key)
+
+
+def _field_of(src: Source, obj: Node, prop: str) -> Node | None:
+    """The value `obj`, an object literal, gives its field `prop` (a pair or a shorthand);
+    None where it has no such field or a spread may supply it."""
+    found: Node | None = None
+    for c in obj.named_children:
+        if c.type == "spread_element":
+            return None
+        if c.type == "pair" and key_name(src, c.child_by_field_name("key")) == prop:
+            found = c.child_by_field_name("value")
+        elif c.type == "shorthand_property_identifier" and src.text(c) == prop:
+            found = c
+    return found
 
 
 def _is_message(src: Source, node: Node) -> bool:

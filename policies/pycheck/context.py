@@ -47,6 +47,8 @@ class Scope:
     # may edit such a value where it is built. Computed when a fix asks.
     single_use: dict[str, ast.expr] | None = None
     dict_literals: set[str] = field(default_factory=set)  # name = {"k": ...}: keys in order
+    # name = {"k": v, ...}: the taints of each field, read one by one (`name["k"]`).
+    dict_fields: dict[str, dict[str, Taints]] = field(default_factory=dict)
 
     @property
     def in_function(self) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from .context import Context, Scope
-from .syntax import Function, dotted
+from .syntax import Function, const_str, dotted
 from .taint import EMPTY, ORDER, Evaluator, Summary, Taints, at, drop
 
 # Mutating methods that carry their arguments' taints into the receiver.
@@ -80,6 +80,7 @@ class Flow:
                         self.ctx.scope.dict_literals.add(t.id)
                     else:
                         self.ctx.scope.dict_literals.discard(t.id)
+                    self._fields(t.id, stmt.value, env, loop)
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
             bind(stmt.target, ev(stmt.value, env) | loop, env, replace_=depth == 0)
         elif isinstance(stmt, ast.AugAssign):
@@ -118,6 +119,20 @@ class Flow:
             value = stmt.value
             elts = self.ev.elements(value, env) if isinstance(value, ast.Tuple) else None
             summary.add_return(ev(value, env), elts)
+
+    def _fields(self, name: str, value: ast.expr, env: dict[str, Taints], loop: Taints) -> None:
+        """Keep each field of a dict literal bound to `name` (all keys literal text), so that
+        `name["k"]` carries field k alone; any other value forgets them."""
+        fields = self.ctx.scope.dict_fields
+        fields.pop(name, None)
+        if not isinstance(value, ast.Dict) or not value.keys:
+            return
+        keys = [const_str(k) for k in value.keys]
+        if any(k is None for k in keys):
+            return
+        fields[name] = {
+            k: self.ev.ev(v, env) | loop for k, v in zip(keys, value.values, strict=True) if k
+        }
 
     def _func_alias(self, value: ast.expr) -> list[Summary]:
         """Local functions a name is bound to (`step = a_step if x else b_step`)."""

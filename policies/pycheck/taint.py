@@ -18,7 +18,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..meaning import FETCH_WORDS, VOLATILE_CODES, kind_of_name, names_request, words
+from ..meaning import (
+    FETCH_WORDS,
+    VOLATILE_CODES,
+    kind_of_name,
+    names_request,
+    words,
+)
 from .syntax import const_str, dotted
 
 if TYPE_CHECKING:
@@ -467,6 +473,13 @@ class Evaluator:
     def ev_Subscript(self, node: ast.Subscript, env: dict[str, Taints]) -> Taints:
         if self.ctx.qualname(node.value) in _UNORDERED_MAPPINGS:
             return self.ev(node.slice, env)  # one entry, looked up by its key
+        key = const_str(node.slice)
+        if isinstance(node.value, ast.Name) and key is not None:
+            fields = self.ctx.scope.dict_fields.get(node.value.id)
+            if fields is not None and key in fields:
+                # `persona["name"]` where `persona = {"id": uuid4(), "name": name}`: the field
+                # read carries its own value, not the record's other fields.
+                return fields[key]
         out = self.union((node.value, node.slice), env)
         if const_str(node.slice) in _MESSAGE_TEXT and isinstance(node.value, ast.Subscript):
             out = out | self._newest_text(node.value)  # `messages[-1]["content"]`

@@ -5,6 +5,10 @@ the shape real code has, with a twin that goes the other way."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from prefixlock.policies.config import LintConfig
+from prefixlock.policies.engine import lint_paths
 from tests.helpers.lintfind import line_codes as _codes
 
 # A builder of a one-shot request (system and one user message, built fresh per call), called
@@ -403,3 +407,143 @@ def test_python_the_blocks_a_prompt_is_joined_from() -> None:
     # Twin: blocks of a page layout, no prompt's.
     page = src.replace("runtime_prompt_blocks", "runtime_page_blocks")
     assert _codes(page, "prompt.py") == []
+
+
+# A voice app's server starts a realtime session: its instructions (the time, a greeting built
+# by a prompt helper) are set once when the session starts and kept for the connection.
+_REALTIME_TS = (
+    "export async function startVoiceSession(user: User, history: Msg[]) {\n"
+    "  const now = new Date().toLocaleString();\n"
+    "  const instructions = mergeSystemPrompt(BASE, `It is ${now}. You talk to ${user.name}.`);\n"
+    "  const r = await fetch('https://api.openai.com/v1/realtime/sessions', {\n"
+    "    method: 'POST',\n"
+    "    body: JSON.stringify({ model: 'gpt-realtime', voice: 'alloy', instructions }),\n"
+    "  });\n"
+    "  return r.json();\n"
+    "}\n"
+)
+
+
+def test_typescript_a_realtime_sessions_instructions_are_set_once() -> None:
+    assert [c for _, c in _codes(_REALTIME_TS, "voice.ts") if c == "PL101"] == []
+    # The twin: the same instructions sent as the system message of a chat over the history.
+    chat = _REALTIME_TS.replace(
+        "    body: JSON.stringify({ model: 'gpt-realtime', voice: 'alloy', instructions }),\n",
+        "    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'system', content: "
+        "instructions }, ...history] }),\n",
+    )
+    assert (3, "PL101") in _codes(chat, "voice.ts")
+
+
+def test_typescript_a_database_query_or_a_prompt_builder_asks_no_model() -> None:
+    # A one-shot request beside a database query and a prompt builder: the clock reaches only
+    # the one-shot request (the SQL `query` and `buildSystemPrompt` are not a model's callers).
+    src = (
+        "export async function explain(userId: string, question: string) {\n"
+        "  const rows = await pool.query('SELECT name FROM users WHERE id = $1', [userId]);\n"
+        "  const system = buildSystemPrompt(`Today is ${new Date().toISOString()}`);\n"
+        "  return openai.chat.completions.create({\n"
+        "    model: 'gpt-4o',\n"
+        "    messages: [\n"
+        "      { role: 'system', content: system },\n"
+        "      { role: 'user', content: question },\n"
+        "    ],\n"
+        "  });\n"
+        "}\n"
+    )
+    assert [c for _, c in _codes(src, "explain.ts") if c == "PL101"] == []
+    # The twin: a call that may ask a model (`agent.run`) keeps the finding.
+    asked = src.replace(
+        "  const rows = await pool.query('SELECT name FROM users WHERE id = $1', [userId]);\n",
+        "  const rows = await agent.run(question);\n",
+    )
+    assert [c for _, c in _codes(asked, "explain.ts") if c == "PL101"] != []
+
+
+# An exported prompt builder in one file of a project, its only caller in another.
+_PROMPTS_TS = (
+    "import dayjs from 'dayjs';\n"
+    "export const AnswerSystemPrompt = (rows: string) => `\n"
+    "  The current date is ${dayjs().format('DD/MM/YYYY')}.\n"
+    "  Transactions: ${rows}`;\n"
+)
+_SERVICE_TS = (
+    "import { AnswerSystemPrompt } from './prompts';\n"
+    "export class ChatService {\n"
+    "  async answer(question: string, rows: string) {\n"
+    "    return this.invokeModel(this.model, [\n"
+    "      { role: 'system', content: AnswerSystemPrompt(rows) },\n"
+    "      { role: 'user', content: question },\n"
+    "    ]);\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def _lint_project(tmp_path: Path, service: str) -> list[tuple[str, int, str]]:
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "prompts.ts").write_text(_PROMPTS_TS)
+    (tmp_path / "src" / "service.ts").write_text(service)
+    found = lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings
+    return [(Path(f.path).name, f.line, f.code) for f in found]
+
+
+def test_typescript_an_exported_builder_whose_callers_elsewhere_are_one_shot(
+    tmp_path: Path,
+) -> None:
+    assert _lint_project(tmp_path, _SERVICE_TS) == []
+
+
+def test_typescript_an_exported_builder_called_elsewhere_over_a_history(tmp_path: Path) -> None:
+    # The twin: the caller in the other file sends the prompt ahead of the kept history.
+    history = _SERVICE_TS.replace(
+        "      { role: 'user', content: question },\n",
+        "      ...this.history,\n      { role: 'user', content: question },\n",
+    )
+    assert ("prompts.ts", 3, "PL101") in _lint_project(tmp_path, history)
+
+
+def test_typescript_a_builder_imported_by_a_base_url_path(tmp_path: Path) -> None:
+    # `import ... from "lib/prompts"` under a tsconfig baseUrl of `src`: found as project file.
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "src" / "lib").mkdir(parents=True)
+    (tmp_path / "src" / "lib" / "prompts.ts").write_text(_PROMPTS_TS)
+    (tmp_path / "src" / "service.ts").write_text(
+        _SERVICE_TS.replace("from './prompts'", "from 'lib/prompts'")
+    )
+    assert lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings == []
+    # The twin: a path that names no project file (a package's) is not followed.
+    (tmp_path / "src" / "service.ts").write_text(
+        _SERVICE_TS.replace("from './prompts'", "from 'pkg/prompts'")
+    )
+    found = lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings
+    assert [(Path(f.path).name, f.line, f.code) for f in found] == [("prompts.ts", 3, "PL101")]
+
+
+# An Express router's setup function registers several handlers; the token route starts a
+# realtime session (instructions set once), and another route asks a model over a history.
+_ROUTES_JS = (
+    "export function sessionRoutes(router, pool) {\n"
+    "  router.all('/token', asyncHandler(async (req, res) => {\n"
+    "    const language = req.body?.language;\n"
+    "    const now = new Date().toISOString();\n"
+    "    const config = JSON.stringify({\n"
+    "      session: { model: 'gpt-realtime', instructions: `Speak ${language}. It is ${now}.`,\n"
+    "        audio: { output: { voice: 'cedar' } } },\n"
+    "    });\n"
+    "    res.json(await fetch(TOKEN_URL, { method: 'POST', body: config }));\n"
+    "  }));\n"
+    "  router.post('/chat', asyncHandler(async (req, res) => {\n"
+    "    res.json(await streamChat(req.body.messages));\n"
+    "  }));\n"
+    "}\n"
+)
+
+
+def test_javascript_a_route_handler_is_decided_by_its_own_requests() -> None:
+    assert [c for _, c in _codes(_ROUTES_JS, "sessions.routes.js") if c == "PL101"] == []
+    # The twin: the token route's handler is not registered for a path (a plain helper
+    # callback), so the function around it, which also streams a chat, decides.
+    helper = _ROUTES_JS.replace("router.all('/token', ", "withRetry(")
+    assert (6, "PL101") in _codes(helper, "sessions.routes.js")
