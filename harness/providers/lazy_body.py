@@ -15,13 +15,16 @@ allocator keeps that high-water mark as if it were held.
 A dict subclass, as `WireMessage` is: `json.dumps`, `dict(b)`, `{**b}` and equality read it
 through `items()`, `keys()` and `__getitem__`, and so see the list. Its own storage holds the
 recipe under "messages", which no JSON encoder takes, so a reader that bypasses the methods
-fails rather than send something else.
+fails rather than send something else. A copy a caller makes (`copy.copy`, `copy.deepcopy`,
+`.copy()`) is a plain dict holding the list, as a dict's copy would: the list a read makes is
+new each time, so a change to it in a body that kept the recipe would be lost in silence.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -190,8 +193,20 @@ class LazyBody(dict[str, Any]):
         """The items as held: a recipe as itself (iterable, sized), not as its list."""
         return dict.items(self)
 
-    def copy(self) -> LazyBody:
-        """A body of its own, with the same recipes (they never change)."""
+    def copy(self) -> dict[str, Any]:
+        """A plain dict of the items, the list made (the caller's to change, lists included)."""
+        return dict(self.items())
+
+    def __copy__(self) -> dict[str, Any]:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = copy.deepcopy(self.copy(), memo)
+        return out
+
+    def kept_copy(self) -> LazyBody:
+        """A body of its own, with the same recipes (they never change): for a copy whose
+        message list is read, not changed (one to send, a keep-alive ping)."""
         return LazyBody(dict.items(self))
 
     def recipe(self, key: str) -> MessagesRecipe | None:
@@ -201,7 +216,7 @@ class LazyBody(dict[str, Any]):
 
     def replacing(self, key: str, recipe: MessagesRecipe) -> LazyBody:
         """A copy with `recipe` under `key`, in its place."""
-        out = self.copy()
+        out = self.kept_copy()
         dict.__setitem__(out, key, recipe)
         return out
 
@@ -232,5 +247,6 @@ def raw_items(body: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
 
 
 def copy_body(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A plain copy of `body` to change; a `LazyBody`'s copy keeps its recipes."""
-    return body.copy() if type(body) is LazyBody else dict(body)
+    """A copy of `body` whose keys are the caller's to change; a `LazyBody`'s copy keeps its
+    recipes (its message list is to be read, not changed: `LazyBody.kept_copy`)."""
+    return body.kept_copy() if type(body) is LazyBody else dict(body)

@@ -144,3 +144,23 @@ async def test_the_store_writes_only_the_items_it_has_not(tmp_path: Any, monkeyp
     # Each turn's write: the system's blocks, the new messages, those whose marks moved; as
     # many at turn 30 as at turn 3, not every message (it was n, growing every turn).
     assert n >= 59 and max(counts[2:]) <= 8, counts
+
+
+@pytest.mark.parametrize(
+    "make_copy", [copy.copy, copy.deepcopy, lambda b: b.copy()], ids=["copy", "deepcopy", "method"]
+)
+def test_a_copy_of_a_body_is_the_callers_to_change(make_copy: Any) -> None:
+    """A body is read-only; a copy (copy.copy, copy.deepcopy, `.copy()`) is how a caller
+    changes one, and a change to its message list must take, as on a plain dict's copy. A copy
+    that kept the recipe made a new list at each read, and the change was lost in silence."""
+    req = _build(_chat(3), ("today",))
+    body = req.body
+    before = encode_body(body)
+    n = len(body["messages"])
+    out = make_copy(body)
+    out["messages"].append({"role": "assistant", "content": [{"type": "text", "text": "x"}]})
+    del out["messages"][0]
+    assert len(out["messages"]) == n and out["messages"][-1]["content"][0]["text"] == "x"
+    assert json.loads(json.dumps(out))["messages"][-1]["content"][0]["text"] == "x"
+    assert out["messages"][0] != body["messages"][0]
+    assert encode_body(body) == before and len(body["messages"]) == n  # the request as it was
