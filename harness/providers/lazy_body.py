@@ -12,12 +12,13 @@ keep-alive ping) takes the recipe's items one at a time instead (`raw_items`, `c
 without the list: made whole at each request, it was ~200 bytes a message at once, and the
 allocator keeps that high-water mark as if it were held.
 
-A dict subclass, as `WireMessage` is: `json.dumps`, `dict(b)`, `{**b}` and equality read it
-through `items()`, `keys()` and `__getitem__`, and so see the list. Its own storage holds the
-recipe under "messages", which no JSON encoder takes, so a reader that bypasses the methods
-fails rather than send something else. A copy a caller makes (`copy.copy`, `copy.deepcopy`,
-`.copy()`) is a plain dict holding the list, as a dict's copy would: the list a read makes is
-new each time, so a change to it in a body that kept the recipe would be lost in silence.
+A dict subclass, as `WireMessage` is (prefixlock.providers.dict_lookalike): `json.dumps`,
+`dict(b)`, `{**b}` and equality read it through `items()`, `keys()` and `__getitem__`, and so
+see the list. Its own storage holds the recipe under "messages", which no JSON encoder takes, so
+a reader that bypasses the methods fails rather than send something else. A copy a caller makes
+(`copy.copy`, `copy.deepcopy`, `.copy()`) is a plain dict holding the list, as a dict's copy
+would: the list a read makes is new each time, so a change to it in a body that kept the recipe
+would be lost in silence.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -29,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..transcript import Message
+from .dict_lookalike import ItemsDict
 
 Item = Mapping[str, Any]
 
@@ -155,7 +157,7 @@ def _made(value: Any) -> Any:
     return list(value) if type(value) is MessagesRecipe else value
 
 
-class LazyBody(dict[str, Any]):
+class LazyBody(ItemsDict):
     """A body dict whose recipe values (`MessagesRecipe`) read as the lists they make.
 
     Changes go to the body itself, as to a dict (a copy's: a built body is read-only)."""
@@ -193,10 +195,6 @@ class LazyBody(dict[str, Any]):
         """The items as held: a recipe as itself (iterable, sized), not as its list."""
         return dict.items(self)
 
-    def copy(self) -> dict[str, Any]:
-        """A plain dict of the items, the list made (the caller's to change, lists included)."""
-        return dict(self.items())
-
     def __copy__(self) -> dict[str, Any]:
         return self.copy()
 
@@ -220,25 +218,8 @@ class LazyBody(dict[str, Any]):
         dict.__setitem__(out, key, recipe)
         return out
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None
-
-    def __or__(self, other: Any) -> dict[str, Any]:  # type: ignore[override]
-        return {**self, **other}
-
-    def __ror__(self, other: Any) -> dict[str, Any]:  # type: ignore[override]
-        return {**other, **self}
-
     def __reduce__(self) -> tuple[Any, ...]:
         return (LazyBody, (list(dict.items(self)),))
-
-    def __repr__(self) -> str:
-        return repr(dict(self.items()))
 
 
 def raw_items(body: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:

@@ -10,9 +10,10 @@ them either: it holds its list as a recipe and makes them when the list is read
 (prefixlock.providers.lazy_body).
 
 A dict subclass, not a plain mapping, so that what takes a body as plain JSON data goes on
-working: `json.dumps` (its encoders read a dict subclass through `items()`), `dict(m)`,
-`{**m}`, equality. Its own storage holds the role and the message (not the blocks), so a reader
-that bypasses the methods gets a Message, which no JSON encoder takes, rather than wrong text.
+working: `json.dumps` (its encoders read a dict subclass through `items()`), `dict(m)`, `{**m}`,
+equality (prefixlock.providers.dict_lookalike). Its own storage holds the role and the message
+(not the blocks), so a reader that bypasses the methods gets a Message, which no JSON encoder
+takes, rather than wrong text.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -20,15 +21,16 @@ that bypasses the methods gets a Message, which no JSON encoder takes, rather th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from ..transcript import Message
+from .dict_lookalike import ItemsDict
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
-class WireMessage(dict[str, Any]):
+class WireMessage(ItemsDict):
     """`{"role": message.role, "content": message.blocks}`, read-only, over `message`."""
 
     __slots__ = ()
@@ -64,23 +66,6 @@ class WireMessage(dict[str, Any]):
     def values(self) -> Any:
         return [self["role"], self["content"]]
 
-    def copy(self) -> dict[str, Any]:
-        return dict(self.items())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None
-
-    def __or__(self, other: Any) -> dict[str, Any]:  # type: ignore[override]
-        return {**self, **other}
-
-    def __ror__(self, other: Any) -> dict[str, Any]:  # type: ignore[override]
-        return {**other, **self}
-
     def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("a request body's message is read-only: change a copy (dict(message))")
 
@@ -89,9 +74,6 @@ class WireMessage(dict[str, Any]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (WireMessage, (self.message,))
-
-    def __repr__(self) -> str:
-        return repr(dict(self.items()))
 
     def may_hold(self, text: bytes) -> bool:
         """Whether `text` may be in the message's JSON (False: it is not there), found by a
