@@ -31,6 +31,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .lazy_body import copy_body
+
 ANTHROPIC_FIELD = "diagnostics"  # request and response field
 ANTHROPIC_REF = "previous_message_id"
 ANTHROPIC_BETA = "cache-diagnosis-2026-04-07"
@@ -55,7 +57,9 @@ def diagnostics_request(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The body to send (a copy with the diagnostics field) and the extra headers; the body
     unchanged where the API or model has no diagnostics."""
-    out = dict(body)
+    # A copy that keeps a body's message recipe (prefixlock.providers.lazy_body), as the
+    # transport's own: `dict()` would make its list, a dict a message, for the whole request.
+    out = copy_body(body)
     if not supported(api, str(body.get("model", ""))):
         return out, {}
     if api == "anthropic":

@@ -164,3 +164,17 @@ def test_a_copy_of_a_body_is_the_callers_to_change(make_copy: Any) -> None:
     assert json.loads(json.dumps(out))["messages"][-1]["content"][0]["text"] == "x"
     assert out["messages"][0] != body["messages"][0]
     assert encode_body(body) == before and len(body["messages"]) == n  # the request as it was
+
+
+def test_a_diagnostics_request_keeps_the_recipe() -> None:
+    """The transport's copy with the diagnostics field, like its plain copy, keeps the message
+    list as its recipe (no dict a message made for the whole request), and sends the body
+    with the field."""
+    from prefixlock.providers.diagnostics import ANTHROPIC_FIELD, diagnostics_request
+
+    req = _build(_chat(4), ("today",))
+    out, headers = diagnostics_request("anthropic", req.body, "msg_1")
+    assert headers and type(out) is LazyBody
+    assert type(dict.__getitem__(out, "messages")) is MessagesRecipe
+    want = {**_plain(req.body), ANTHROPIC_FIELD: {"previous_message_id": "msg_1"}}
+    assert _plain(out) == want and ANTHROPIC_FIELD not in req.body
