@@ -16,9 +16,10 @@ A dict subclass, as `WireMessage` is (prefixlock.providers.dict_lookalike): `jso
 `dict(b)`, `{**b}` and equality read it through `items()`, `keys()` and `__getitem__`, and so
 see the list. Its own storage holds the recipe under "messages", which no JSON encoder takes, so
 a reader that bypasses the methods fails rather than send something else. A copy a caller makes
-(`copy.copy`, `copy.deepcopy`, `.copy()`) is a plain dict holding the list, as a dict's copy
-would: the list a read makes is new each time, so a change to it in a body that kept the recipe
-would be lost in silence.
+(`copy.copy`, `copy.deepcopy`, `.copy()`) is a plain dict holding a plain list, the caller's to
+change. The list a read makes (`body["messages"]`, and so `dict(body)`'s) is new each time, so a
+change to it would be lost in silence: it is a `BuiltList`, which raises TypeError on a change
+instead.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -153,7 +154,41 @@ class MessagesRecipe:
         )
 
 
+_READ_ONLY = (
+    "a built request body's message list is read-only (it is made anew at each read, so a "
+    "change would be lost): change a copy's, `copy.deepcopy(body)` or `body.copy()`"
+)
+
+
+class BuiltList(list[Any]):
+    """The list a recipe makes on a read: a list to read, and an error to change. Each read
+    makes a new one, so a change to it would be lost in silence; a copy of the body
+    (`body.copy()`, `copy.deepcopy`) holds a plain list that is the caller's to change."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(_READ_ONLY)
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        out: list[Any] = copy.deepcopy(list(self), memo)
+        return out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (list(self),))
+
+
 def _made(value: Any) -> Any:
+    return BuiltList(value) if type(value) is MessagesRecipe else value
+
+
+def _plain(value: Any) -> Any:
     return list(value) if type(value) is MessagesRecipe else value
 
 
@@ -170,15 +205,16 @@ class LazyBody(ItemsDict):
     def get(self, key: str, default: Any = None) -> Any:
         return _made(dict.get(self, key, default))
 
+    # What leaves the body (popped) is the caller's: a plain list.
     def pop(self, key: str, *default: Any) -> Any:
-        return _made(dict.pop(self, key, *default))
+        return _plain(dict.pop(self, key, *default))
 
     def setdefault(self, key: str, default: Any = None) -> Any:
         return _made(dict.setdefault(self, key, default))
 
     def popitem(self) -> tuple[str, Any]:
         key, value = dict.popitem(self)
-        return key, _made(value)
+        return key, _plain(value)
 
     # dict's own iterator would let `dict(b)` and `{**b}` copy the storage as it is; with this
     # one they read each key through `__getitem__`.
@@ -194,6 +230,10 @@ class LazyBody(ItemsDict):
     def raw_items(self) -> Iterable[tuple[str, Any]]:
         """The items as held: a recipe as itself (iterable, sized), not as its list."""
         return dict.items(self)
+
+    def copy(self) -> dict[str, Any]:
+        """A plain dict of the items, its message list a plain list: the caller's to change."""
+        return {k: _plain(v) for k, v in dict.items(self)}
 
     def __copy__(self) -> dict[str, Any]:
         return self.copy()

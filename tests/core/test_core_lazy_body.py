@@ -58,10 +58,10 @@ def test_a_lazy_body_reads_as_the_plain_body_it_stands_for(volatile: tuple[str, 
     assert type(dict.__getitem__(body, "messages")) is MessagesRecipe
     plain = _plain(body)
     messages = body["messages"]
-    assert type(messages) is list and len(messages) == len(plain["messages"])
+    assert isinstance(messages, list) and len(messages) == len(plain["messages"])
     # The dict of the same items (the list of the messages' dicts, as a builder made it).
     held = {k: body[k] for k in body}
-    assert type(held["messages"]) is list and held["messages"] == messages
+    assert isinstance(held["messages"], list) and held["messages"] == messages
     assert body == held and held == body and dict(body) == held and {**body} == held
     assert list(body) == list(plain) and body.get("messages") == messages
     assert [k for k, _ in body.items()] == list(plain) and body.values()[-1] is True
@@ -178,3 +178,39 @@ def test_a_diagnostics_request_keeps_the_recipe() -> None:
     assert type(dict.__getitem__(out, "messages")) is MessagesRecipe
     want = {**_plain(req.body), ANTHROPIC_FIELD: {"previous_message_id": "msg_1"}}
     assert _plain(out) == want and ANTHROPIC_FIELD not in req.body
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda m: m.append({"role": "user", "content": "x"}),
+        lambda m: m.extend([]),
+        lambda m: m.insert(0, {}),
+        lambda m: m.pop(),
+        lambda m: m.clear(),
+        lambda m: m.__setitem__(0, {}),
+        lambda m: m.__delitem__(0),
+        lambda m: m.sort(key=id),
+    ],
+)
+def test_a_change_to_a_bodys_own_message_list_is_refused_not_lost(change: Any) -> None:
+    """The list `body["messages"]` (and so `dict(body)`'s) is made at each read: a change to it
+    would be lost in silence, so it raises and names the copy to change instead; the list reads
+    as a list (JSON, equality, slices, deepcopy, pickle) and the request stays as it was."""
+    req = _build(_chat(3), ("today",))
+    body = req.body
+    before = encode_body(body)
+    for messages in (body["messages"], dict(body)["messages"], {**body}["messages"]):
+        assert isinstance(messages, list)
+        with pytest.raises(TypeError, match="read-only.*copy"):
+            change(messages)
+    messages = body["messages"]
+    assert json.dumps(messages) == json.dumps(messages[:]) and type(messages[:]) is list
+    for plain in (
+        copy.deepcopy(messages),
+        pickle.loads(pickle.dumps(messages)),
+        copy.copy(messages),
+    ):
+        assert type(plain) is list and plain == messages
+        plain.append({})  # a copy of the list is the caller's
+    assert encode_body(body) == before
