@@ -202,7 +202,7 @@ def test_a_change_to_a_bodys_own_message_list_is_refused_not_lost(change: Any) -
     before = encode_body(body)
     for messages in (body["messages"], dict(body)["messages"], {**body}["messages"]):
         assert isinstance(messages, list)
-        with pytest.raises(TypeError, match="read-only.*copy"):
+        with pytest.raises(TypeError, match=r"read-only.*copy"):
             change(messages)
     messages = body["messages"]
     assert json.dumps(messages) == json.dumps(messages[:]) and type(messages[:]) is list
