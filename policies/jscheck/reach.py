@@ -137,6 +137,7 @@ class _Index:
         self.importers = importers
         self.functions = [n for n in walk(src.root) if n.type in FUNCTIONS]
         self._sites: dict[int, list[Site]] = {}
+        self._away: dict[int, list[Site]] = {}
 
     def around(self, line: int) -> Node | None:
         held = [fn for fn in self.functions if fn.start_point[0] + 1 <= line <= fn.end_point[0] + 1]
@@ -221,24 +222,33 @@ class _Index:
     def _elsewhere(self, fn: Node, name: str) -> list[Site]:
         """The requests an exported function (not a method) reaches through its callers in the
         project's other files (`prompts.ts` imported by `chat.service.ts`), one file away;
-        empty where no other file is read or none calls it (the finding is then kept)."""
+        empty where no other file is read, none calls it, or one uses it in a way not followed
+        (a namespace import, a re-export, the function handed on as a value): the finding is
+        then kept. Worked out once a function, whatever its findings."""
+        if fn.id not in self._away:
+            self._away[fn.id] = self._find_elsewhere(fn, name)
+        return self._away[fn.id]
+
+    def _find_elsewhere(self, fn: Node, name: str) -> list[Site]:
         if self.importers is None or not name or fn.parent is None:
             return []
         if any(n.type in ("class_body", "method_definition") for n in _ancestors(fn, 3)):
             return []
         out: list[Site] = []
         for other, local in self.importers(self.src.path, name):
-            there = _Index(other)
-            callers = [c for c in there.functions if there._calls(c, local)]
-            module_level = any(
-                n.type == "call_expression"
-                and callee_name(other, n) == local
-                and there.around_node(n) is None
-                for n in walk(other.root)
-            )
-            if module_level:
+            if not local:
                 return []
-            for c in callers:
+            there = _Index(other)
+            uses = [
+                n
+                for n in walk(other.root)
+                if n.type in ("identifier", "shorthand_property_identifier")
+                and other.text(n) == local
+                and not _imported_as(n)
+            ]
+            if any(not _called(n) or there.around_node(n) is None for n in uses):
+                return []  # handed on as a value, or called at module level
+            for c in [c for c in there.functions if there._calls(c, local)]:
                 out += there.reached(c, 1, set())
         return out
 
@@ -442,6 +452,26 @@ def _callback(fn: Node) -> bool:
     return fn.type in ("arrow_function", "function_expression", "function") and (
         fn.parent is not None and fn.parent.type == "arguments"
     )
+
+
+def _called(ident: Node) -> bool:
+    """Whether a name is the callee of a call (`AnswerSystemPrompt(rows)`)."""
+    p = ident.parent
+    return (
+        p is not None and p.type == "call_expression" and p.child_by_field_name("function") == ident
+    )
+
+
+def _imported_as(ident: Node) -> bool:
+    """Whether a name is the one an import statement binds (`import { P } from "./p"`)."""
+    n: Node | None = ident.parent
+    for _ in range(4):
+        if n is None:
+            return False
+        if n.type == "import_statement":
+            return True
+        n = n.parent
+    return False
 
 
 def _line(n: Node) -> int:
