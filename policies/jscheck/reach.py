@@ -142,6 +142,7 @@ class _Index:
         self.functions = [n for n in walk(src.root) if n.type in FUNCTIONS]
         self._sites: dict[int, list[Site]] = {}
         self._away: dict[int, list[Site]] = {}
+        self._callees: dict[int, frozenset[str]] = {}
 
     def around(self, line: int) -> Node | None:
         held = [fn for fn in self.functions if fn.start_point[0] + 1 <= line <= fn.end_point[0] + 1]
@@ -257,9 +258,12 @@ class _Index:
         return out
 
     def _calls(self, fn: Node, name: str) -> bool:
-        return any(
-            n.type == "call_expression" and callee_name(self.src, n) == name for n in self._own(fn)
-        )
+        """Whether `fn` itself calls `name`: what it calls is worked out once a function."""
+        if fn.id not in self._callees:
+            self._callees[fn.id] = frozenset(
+                callee_name(self.src, n) for n in self._own(fn) if n.type == "call_expression"
+            )
+        return name in self._callees[fn.id]
 
     def _own(self, fn: Node) -> list[Node]:
         """The nodes of `fn`'s body and of the callbacks it hands to calls (they run as part
