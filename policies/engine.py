@@ -448,7 +448,10 @@ def _start_run(roots: frozenset[str] | None) -> None:
     _PY_SUMMARIES.clear()
     _JS_MODULES.clear()
     _JS_PROJECT_FILES.clear()
+    _JS_WORDS.clear()
     _JS_TEXTS.clear()
+    _JS_PROJECTS.clear()
+    _JS_IMPORTERS.clear()
 
 
 def _roots(paths: Sequence[str]) -> frozenset[str]:
@@ -539,39 +542,72 @@ def _summaries(model: str | None, prices_path: str | None) -> ModuleSummaries:
 _JS_TRIES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".mts", ".cjs", ".cts")
 _JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
 _JS_MODULES: dict[str, Module | None] = {}  # per process: a helper module is parsed once
-# Per process: each project folder's script files (bounded), and each file's text, read once.
+# Per process and lint run: each project folder's script files (bounded), the files each word
+# (an identifier) occurs in, each file's text, and each export's importers, each found once:
+# a scan of the project per finding would be quadratic in its size.
 _JS_PROJECT_FILES: dict[str, list[str]] = {}
+_JS_WORDS: dict[str, dict[str, list[str]]] = {}
 _JS_TEXTS: dict[str, str | None] = {}
-_JS_PROJECT_CAP = 5000
+_JS_PROJECTS: dict[str, str | None] = {}
+_JS_IMPORTERS: dict[tuple[str, str], list[tuple[Source, str]]] = {}
+_JS_PROJECT_CAP = 5000  # script files
+_JS_WALK_CAP = 50_000  # entries visited (a tree of data or of another language's files)
+_JS_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_STAR_EXPORT = re.compile(r"\bexport\s*\*")
 
 
 def _js_project(path: str) -> str | None:
     """The project `path` belongs to: the nearest folder above with a project file, inside
     what the run lints; None when there is none (a file linted on its own)."""
-    d = os.path.dirname(os.path.abspath(path))
+    start = os.path.dirname(os.path.abspath(path))
+    if start in _JS_PROJECTS:
+        return _JS_PROJECTS[start]
+    found: str | None = None
+    d = start
     for _ in range(12):
         if any(os.path.exists(os.path.join(d, name)) for name in _PROJECT_FILES):
-            return d if _ROOTS is not None and _within(os.path.join(d, "x")) else None
+            found = d if _ROOTS is not None and _within(os.path.join(d, "x")) else None
+            break
         parent = os.path.dirname(d)
         if parent == d:
-            return None
+            break
         d = parent
-    return None
+    _JS_PROJECTS[start] = found
+    return found
 
 
 def _js_files(root: str) -> list[str]:
     if root not in _JS_PROJECT_FILES:
         out: list[str] = []
+        seen = 0
         for d, dirs, files in os.walk(root):
             dirs[:] = sorted(x for x in dirs if not _skipped_dir(Path(d) / x, x))
+            seen += len(dirs) + len(files)
             out += [
                 os.path.join(d, f) for f in sorted(files) if Path(f).suffix.lower() in JS_SUFFIXES
             ]
-            if len(out) > _JS_PROJECT_CAP:
+            if len(out) > _JS_PROJECT_CAP or seen > _JS_WALK_CAP:
                 out = []  # too large to search: callers in other files are not followed
                 break
         _JS_PROJECT_FILES[root] = out
     return _JS_PROJECT_FILES[root]
+
+
+def _js_words(root: str) -> dict[str, list[str]]:
+    """The project's files by the words (identifiers) their text holds, each file read once;
+    a minified bundle's names are a minifier's, and left out."""
+    if root not in _JS_WORDS:
+        index: dict[str, list[str]] = {}
+        for f in _js_files(root):
+            text = _js_text(f)
+            if text is None or looks_minified(text):
+                continue
+            for w in set(_JS_WORD.findall(text)):
+                index.setdefault(w, []).append(f)
+            if _STAR_EXPORT.search(text):
+                index.setdefault("*", []).append(f)  # passes on exports it does not name
+        _JS_WORDS[root] = index
+    return _JS_WORDS[root]
 
 
 def _js_text(path: str) -> str | None:
@@ -587,27 +623,38 @@ def _js_text(path: str) -> str | None:
 
 def _js_importers(path: str, name: str) -> list[tuple[Source, str]]:
     """The other files of `path`'s project that import its export `name`, each with the local
-    name they call it by (`import { AnswerSystemPrompt as P } from "./prompts"`)."""
-    root = _js_project(path)
-    if root is None:
-        return []
-    target = os.path.normpath(os.path.abspath(path))
+    name they call it by (`import { AnswerSystemPrompt as P } from "./prompts"`). A file that
+    reaches it in a way not followed (a namespace import, a re-export) comes with the local
+    name "": its callers are not known."""
+    key = (os.path.normpath(os.path.abspath(path)), name)
+    if key not in _JS_IMPORTERS:
+        root = _js_project(path)
+        _JS_IMPORTERS[key] = [] if root is None else _find_importers(root, key[0], name)
+    return _JS_IMPORTERS[key]
+
+
+def _find_importers(root: str, target: str, name: str) -> list[tuple[Source, str]]:
     out: list[tuple[Source, str]] = []
-    for f in _js_files(root):
+
+    def is_target(f: str, spec: str) -> bool:
+        found = _js_module(f, spec)
+        return found is not None and os.path.normpath(os.path.abspath(found.src.path)) == target
+
+    words = _js_words(root)
+    for f in sorted(set(words.get(name, []) + words.get("*", []))):
         if os.path.normpath(f) == target:
-            continue
-        text = _js_text(f)
-        if text is None or name not in text or looks_minified(text):
             continue
         mod = _js_module(f, "./" + os.path.basename(f))  # parsed once, shared with imports
         if mod is None:
             continue
         for local, (spec, imported) in mod.imports.items():
-            if imported != name:
-                continue
-            found = _js_module(f, spec)
-            if found is not None and os.path.normpath(os.path.abspath(found.src.path)) == target:
+            if imported == name and is_target(f, spec):
                 out.append((mod.src, local))
+            elif imported in ("*", "default") and is_target(f, spec):
+                out.append((mod.src, ""))  # `import * as prompts`: its uses are not followed
+        passed = [spec for spec, remote in mod.reexports.values() if remote == name]
+        if any(is_target(f, spec) for spec in passed + mod.star_exports):
+            out.append((mod.src, ""))  # an index file passes it on: its importers not read
     return out
 
 

@@ -246,6 +246,12 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in _SPLIT.findall(name)]
 
 
+# Words of a name for a conversation's messages (`history`, `chatMessages`, `turns`).
+HISTORY_WORDS = frozenset(
+    {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat", "session"}
+)
+
+
 # Words of a field that dates a record, and last words of one that names it (its storage
 # key): bookkeeping, not something the record says.
 _METADATA_WORDS = frozenset({"created", "updated", "timestamp", "expires"})

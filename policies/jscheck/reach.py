@@ -17,7 +17,7 @@ from collections.abc import Callable
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import HISTORY_WORDS, words
 from ..reach import (
     CONVERSATION,
     ONE_SHOT,
@@ -94,6 +94,10 @@ _REALTIME_KEYS = frozenset(
         "audio",
     }
 )
+# What answers a turn of a realtime session: the events (raw) and the client calls that add
+# the user's item or ask for the response.
+_TURN_EVENTS = frozenset({"response.create", "conversation.item.create"})
+_TURN_CALLS = frozenset({"createResponse", "sendUserMessageContent", "appendInputAudio"})
 # First words of a callee that builds a prompt's text (`mergeSystemPrompt(...)`,
 # `buildSpeechSystemPrompt(...)`): named for a prompt, it asks no model.
 _BUILDS = frozenset(
@@ -137,6 +141,8 @@ class _Index:
         self.importers = importers
         self.functions = [n for n in walk(src.root) if n.type in FUNCTIONS]
         self._sites: dict[int, list[Site]] = {}
+        self._away: dict[int, list[Site]] = {}
+        self._callees: dict[int, frozenset[str]] = {}
 
     def around(self, line: int) -> Node | None:
         held = [fn for fn in self.functions if fn.start_point[0] + 1 <= line <= fn.end_point[0] + 1]
@@ -221,31 +227,43 @@ class _Index:
     def _elsewhere(self, fn: Node, name: str) -> list[Site]:
         """The requests an exported function (not a method) reaches through its callers in the
         project's other files (`prompts.ts` imported by `chat.service.ts`), one file away;
-        empty where no other file is read or none calls it (the finding is then kept)."""
+        empty where no other file is read, none calls it, or one uses it in a way not followed
+        (a namespace import, a re-export, the function handed on as a value): the finding is
+        then kept. Worked out once a function, whatever its findings."""
+        if fn.id not in self._away:
+            self._away[fn.id] = self._find_elsewhere(fn, name)
+        return self._away[fn.id]
+
+    def _find_elsewhere(self, fn: Node, name: str) -> list[Site]:
         if self.importers is None or not name or fn.parent is None:
             return []
         if any(n.type in ("class_body", "method_definition") for n in _ancestors(fn, 3)):
             return []
         out: list[Site] = []
         for other, local in self.importers(self.src.path, name):
-            there = _Index(other)
-            callers = [c for c in there.functions if there._calls(c, local)]
-            module_level = any(
-                n.type == "call_expression"
-                and callee_name(other, n) == local
-                and there.around_node(n) is None
-                for n in walk(other.root)
-            )
-            if module_level:
+            if not local:
                 return []
-            for c in callers:
+            there = _Index(other)
+            uses = [
+                n
+                for n in walk(other.root)
+                if n.type in ("identifier", "shorthand_property_identifier")
+                and other.text(n) == local
+                and not _imported_as(n)
+            ]
+            if any(not _called(n) or there.around_node(n) is None for n in uses):
+                return []  # handed on as a value, or called at module level
+            for c in [c for c in there.functions if there._calls(c, local)]:
                 out += there.reached(c, 1, set())
         return out
 
     def _calls(self, fn: Node, name: str) -> bool:
-        return any(
-            n.type == "call_expression" and callee_name(self.src, n) == name for n in self._own(fn)
-        )
+        """Whether `fn` itself calls `name`: what it calls is worked out once a function."""
+        if fn.id not in self._callees:
+            self._callees[fn.id] = frozenset(
+                callee_name(self.src, n) for n in self._own(fn) if n.type == "call_expression"
+            )
+        return name in self._callees[fn.id]
 
     def _own(self, fn: Node) -> list[Node]:
         """The nodes of `fn`'s body and of the callbacks it hands to calls (they run as part
@@ -274,14 +292,21 @@ class _Index:
                     continue
                 asks = keys.keys() & (_REQUEST_KEYS | _USER_TEXT)
                 if not asks and "instructions" in keys and keys.keys() & _REALTIME_KEYS:
-                    out.append(Site(_line(n), ONE_SHOT, "a realtime session's start"))
+                    if self._updated_per_turn(n, fn):
+                        out.append(Site(_line(n), CONVERSATION, "a live session's update"))
+                    else:
+                        out.append(Site(_line(n), ONE_SHOT, "a realtime session's start"))
                     continue
                 if not (asks and keys.keys() & {"model", "system"}):
                     continue
                 out.append(Site(_line(n), self._kind(keys, fn), "request options"))
             elif n.type == "call_expression":
                 callee = callee_name(self.src, n)
-                if _builds_prompt(callee) or _sql(self.src, n):
+                if (
+                    _sql(self.src, n)
+                    or _builds_prompt(callee)
+                    or (_names_prompt(callee) and not self._hands_history(n))
+                ):
                     continue
                 if set(words(callee)) & _ASKING and any(
                     self._fresh_pair(unwrap(a)) for a in arguments(n)
@@ -295,6 +320,43 @@ class _Index:
                 ):
                     out.append(Site(_line(n), CONVERSATION, f"`{callee}` not read"))
         return out
+
+    def _updated_per_turn(self, session: Node, fn: Node) -> bool:
+        """A realtime session's settings changed where a turn is answered: a `session.update`
+        event (or `client.updateSession(...)`) sent by a function that also asks for the
+        response or adds the user's item. Its instructions change inside the live session,
+        whose every later response reads them: not a start fixed once."""
+        up = session.parent.parent if session.parent is not None else None
+        if up is not None and up.type == "object":  # `{ type: "session.update", session }`
+            kind = (_keys(self.src, up) or {}).get("type")
+            update = kind is not None and string_value(self.src, unwrap(kind)) == "session.update"
+        else:  # `client.updateSession({ instructions, voice })`
+            update = (
+                up is not None
+                and up.type == "call_expression"
+                and "update" in words(callee_name(self.src, up))
+            )
+        if not update:
+            return False
+        return any(
+            (n.type == "string" and string_value(self.src, n) in _TURN_EVENTS)
+            or (n.type == "call_expression" and callee_name(self.src, n) in _TURN_CALLS)
+            for n in self._own(fn)
+        )
+
+    def _hands_history(self, call: Node) -> bool:
+        """A call handed a conversation (`processPrompt(system, history)`, `...messages`): a
+        name for a prompt does not say it only builds text when it is given the history."""
+        for a in arguments(call):
+            a = unwrap(a)
+            if a.type == "spread_element":
+                return True
+            name = a.child_by_field_name("property") if a.type == "member_expression" else a
+            if name is not None and name.type in ("identifier", "property_identifier"):
+                ws = set(words(self.src.text(name)))
+                if ws & HISTORY_WORDS and "system" not in ws:
+                    return True
+        return False
 
     def _fresh_pair(self, arg: Node) -> bool:
         """A literal list of system, developer and user messages, each a literal object."""
@@ -382,9 +444,12 @@ def _sql(src: Source, call: Node) -> bool:
 def _builds_prompt(callee: str) -> bool:
     """A callee named for building a prompt's text (`buildSystemPrompt`), not for asking."""
     ws = words(callee)
-    if len(ws) > 1 and ws[0] in _BUILDS and ws[-1] in _BUILT:
-        return True
-    # `AnswerSystemPrompt(docs)`: a name for a prompt with no word of asking besides it.
+    return len(ws) > 1 and ws[0] in _BUILDS and ws[-1] in _BUILT
+
+
+def _names_prompt(callee: str) -> bool:
+    """`AnswerSystemPrompt(docs)`: a name for a prompt with no word of asking besides it."""
+    ws = words(callee)
     return ws[-1:] in (["prompt"], ["prompts"]) and not set(ws[:-1]) & (_ASKING - {"model"})
 
 
@@ -444,6 +509,26 @@ def _callback(fn: Node) -> bool:
     )
 
 
+def _called(ident: Node) -> bool:
+    """Whether a name is the callee of a call (`AnswerSystemPrompt(rows)`)."""
+    p = ident.parent
+    return (
+        p is not None and p.type == "call_expression" and p.child_by_field_name("function") == ident
+    )
+
+
+def _imported_as(ident: Node) -> bool:
+    """Whether a name is the one an import statement binds (`import { P } from "./p"`)."""
+    n: Node | None = ident.parent
+    for _ in range(4):
+        if n is None:
+            return False
+        if n.type == "import_statement":
+            return True
+        n = n.parent
+    return False
+
+
 def _line(n: Node) -> int:
     return n.start_point[0] + 1
 
@@ -498,18 +583,13 @@ def _string_parameter(
             return kind is not None and src.text(kind).lstrip(": ").strip() == "string"
     if depth >= 2:
         return False
-    for d in walk(fn):
-        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
-            value = d.child_by_field_name("value")
-            if value is None:
-                return False
-            inner = [
-                x for x in walk(value) if x.type == "identifier" and conversation_named(src.text(x))
-            ]
-            return bool(inner) and all(
-                _string_parameter(src, x, conversation_named, depth + 1) for x in inner
-            )
-    return False
+    value = _declared(src, ident)
+    if value is None:
+        return False
+    inner = [x for x in walk(value) if x.type == "identifier" and conversation_named(src.text(x))]
+    return bool(inner) and all(
+        _string_parameter(src, x, conversation_named, depth + 1) for x in inner
+    )
 
 
 _KEEP_ORDER = frozenset({"map", "filter"})

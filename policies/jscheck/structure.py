@@ -19,7 +19,7 @@ import re
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import OVERFLOW_TEXT, words
+from ..meaning import HISTORY_WORDS, OVERFLOW_TEXT, words
 from ..meaning import overflow_name as _overflow_name
 from .reach import text_handed_in, window_sent
 from .syntax import (
@@ -36,9 +36,7 @@ from .syntax import (
     walk,
 )
 
-_HISTORY = frozenset(
-    {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat", "session"}
-)
+_HISTORY = HISTORY_WORDS
 _CAP = frozenset({"max", "limit", "last", "keep", "recent", "window"})
 _COUNTED = frozenset({"messages", "message", "turns", "turn", "history", "msgs"})
 

@@ -711,6 +711,23 @@ class Evaluator:
             got = frozenset(t for t in got if not t.what.endswith("(by its name)"))
         return got or self._by_meaning(node, prop)
 
+    def _bookkeeping(self, value: Node) -> list[Node | None]:
+        """The identity and bookkeeping fields of the record `value` is (an object literal, or
+        a local bound to one): `JSON.stringify(meta)` writes them into the text as well, so
+        `{ sessionUuid: randomUUID() }` serialised into a prompt is text of the prompt."""
+        value = unwrap(value)
+        objs = [value]
+        if value.type == "identifier":
+            scope, vals, _ = self.m.lookup(value, self.src.text(value))
+            objs = [unwrap(v) for v in bound_before(vals, value, scope)] if vals and scope else []
+        return [
+            c.child_by_field_name("value") if c.type == "pair" else c
+            for o in objs
+            if o.type == "object"
+            for c in o.named_children
+            if _metadata_key(self.src, c)
+        ]
+
     def _literal_fields(self, obj: Node | None, prop: str) -> list[Node] | None:
         """The values of field `prop` where `obj` is a local bound (before it is read) only to
         object literals that each set it; None where any binding is something else."""
@@ -830,6 +847,8 @@ class Evaluator:
         named = self._by_meaning(fn, name)
         if named:
             return named
+        if name == "stringify" and obj is not None and src.text(obj) == "JSON" and args:
+            return self._union(args) | self._union(self._bookkeeping(args[0]))
         if name in ("join", "concat", "toString", "trim", "format", "stringify", "String"):
             return self._union(args)
         if name in _RENDERS and len(args) >= 2:

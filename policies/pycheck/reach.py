@@ -83,6 +83,7 @@ class _Index:
         self.by_name: dict[str, list[_Fn]] = {}
         self._collect(tree, ())
         self._sites: dict[int, list[Site]] = {}
+        self._callees: dict[int, frozenset[str]] = {}
 
     def _collect(self, node: ast.AST, outer: tuple[str, ...]) -> None:
         for child in ast.iter_child_nodes(node):
@@ -156,7 +157,11 @@ class _Index:
         own = self.sites(fn)
         if own:
             return own
-        callers = [c for c, _ in self.chains if id(c) not in seen and _calls(c, fn.name)]
+        callers = [
+            c
+            for c, _ in self.chains
+            if fn.name.startswith("_") and id(c) not in seen and fn.name in self.callees(c)
+        ]
         if not fn.name.startswith("_") or not callers or depth >= _DEPTH:
             # Another module may call a public function; a function nobody here calls, or
             # one past the depth followed, reaches what the analysis does not see.
@@ -165,6 +170,16 @@ class _Index:
         for c in callers:
             out += self.reached(c, depth + 1, seen)
         return out
+
+    def callees(self, fn: _Fn) -> frozenset[str]:
+        """The names `fn` itself calls, worked out once a function, not once a finding."""
+        if id(fn) not in self._callees:
+            self._callees[id(fn)] = frozenset(
+                name
+                for n in _own_nodes(fn)
+                if isinstance(n, ast.Call) and (name := _callee(n)) is not None
+            )
+        return self._callees[id(fn)]
 
     def sites(self, fn: _Fn) -> list[Site]:
         if id(fn) not in self._sites:
@@ -297,10 +312,6 @@ def _callee(call: ast.Call) -> str | None:
 
 def _names(node: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
-
-
-def _calls(fn: _Fn, name: str) -> bool:
-    return any(isinstance(n, ast.Call) and _callee(n) == name for n in _own_nodes(fn))
 
 
 def _own_nodes(fn: _Fn) -> list[ast.AST]:
