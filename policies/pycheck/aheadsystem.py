@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 
-from ..findings import Finding
 from ..meaning import words
 from .context import Context
 
@@ -75,16 +74,7 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
         content = _system_content(n.args[0])
         if not later or content is None or content not in recalled:
             continue
-        ctx.findings.add(
-            Finding(
-                ctx.path,
-                n.lineno,
-                n.col_offset + 1,
-                "PL304",
-                _WHY.format(name=recalled[content]),
-                source_line=ctx.line(n.lineno),
-            )
-        )
+        ctx.flag(n, "PL304", _WHY.format(name=recalled[content]))
 
 
 def _recalled(name: str) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 
-from ..findings import Finding
 from ..meaning import words
 from .context import Context
 
@@ -31,16 +30,7 @@ def check_last_only(tree: ast.Module, ctx: Context) -> None:
         item = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
         for n in ast.walk(loop):
             if isinstance(n, ast.If) and _tests_last(n.test, loop.iter, item) and _two_forms(n):
-                ctx.findings.add(
-                    Finding(
-                        ctx.path,
-                        n.lineno,
-                        n.col_offset + 1,
-                        "PL303",
-                        _WHY.format(test=ast.unparse(n.test)[:60]),
-                        source_line=ctx.line(n.lineno),
-                    )
-                )
+                ctx.flag(n, "PL303", _WHY.format(test=ast.unparse(n.test)[:60]))
 
 
 def _history(node: ast.expr) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 
-from ..findings import Finding
 from ..meaning import words
 from .context import Context
 from .syntax import callee, const_str, dict_get
@@ -72,16 +71,11 @@ def check_live_list_in_system(tree: ast.Module, ctx: Context) -> None:
             live = _live_arg(n)
             if live is None:
                 continue
-            ctx.findings.add(
-                Finding(
-                    ctx.path,
-                    n.lineno,
-                    n.col_offset + 1,
-                    "PL304",
-                    f"`{callee(n)}` writes `{ast.unparse(live)}`, the user's live list read "
-                    "for this request, into a system message ahead of the conversation "
-                    "history: each edit to it between turns changes the prefix and the whole "
-                    "history is sent again uncached; put the list in the newest user message",
-                    source_line=ctx.line(n.lineno),
-                )
+            ctx.flag(
+                n,
+                "PL304",
+                f"`{callee(n)}` writes `{ast.unparse(live)}`, the user's live list read "
+                "for this request, into a system message ahead of the conversation "
+                "history: each edit to it between turns changes the prefix and the whole "
+                "history is sent again uncached; put the list in the newest user message",
             )

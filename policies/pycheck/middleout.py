@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 
-from ..findings import Finding
 from ..meaning import MIDDLE_OUT_TEXT, is_middle_out_name
 from .context import Context
 from .syntax import callee
@@ -47,13 +46,4 @@ def check_middle_out(tree: ast.Module, ctx: Context) -> None:
         elif _asks_middle_out(n):
             what = "the provider drops the middle of an overflowing prompt (`middle-out`)"
         if what:
-            ctx.findings.add(
-                Finding(
-                    ctx.path,
-                    n.lineno,
-                    n.col_offset + 1,
-                    "PL303",
-                    f"{what}: {MIDDLE_OUT_TEXT}",
-                    source_line=ctx.line(n.lineno),
-                )
-            )
+            ctx.flag(n, "PL303", f"{what}: {MIDDLE_OUT_TEXT}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 
-from ..findings import Finding
 from ..servercut import REQUEST_KEYS, server_cut, server_cut_message
 from .context import Context
 
@@ -67,13 +66,4 @@ def check_server_cut(tree: ast.Module, ctx: Context) -> None:
             kind = server_cut(_edit_types(value))
             if kind is None:
                 continue
-            ctx.findings.add(
-                Finding(
-                    ctx.path,
-                    at.lineno,
-                    at.col_offset + 1,
-                    "PL303",
-                    server_cut_message(kind),
-                    source_line=ctx.line(at.lineno),
-                )
-            )
+            ctx.flag(at, "PL303", server_cut_message(kind))

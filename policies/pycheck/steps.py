@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 
-from ..findings import Finding
 from ..meaning import words
 from .context import Context
 
@@ -52,15 +51,10 @@ def check_model_per_step(tree: ast.Module, ctx: Context) -> None:
             step = _chosen(node)
             if node is None or step is None:
                 continue
-            ctx.findings.add(
-                Finding(
-                    ctx.path,
-                    node.lineno,
-                    node.col_offset + 1,
-                    "PL302",
-                    f"the model is chosen by the loop's step (`{step}`): each model has a cache "
-                    "of its own, so the steps after the switch read nothing the earlier ones "
-                    "wrote; keep one model for the whole loop",
-                    source_line=ctx.line(node.lineno),
-                )
+            ctx.flag(
+                node,
+                "PL302",
+                f"the model is chosen by the loop's step (`{step}`): each model has a cache "
+                "of its own, so the steps after the switch read nothing the earlier ones "
+                "wrote; keep one model for the whole loop",
             )

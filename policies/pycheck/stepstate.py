@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 
-from ..findings import Finding
 from ..stepstate import is_progress, is_prompt_text, is_system_builder, step_state_message
 from .context import Context
 
@@ -84,14 +83,5 @@ def check_step_state(tree: ast.Module, ctx: Context) -> None:
             )
             if hit is None:
                 continue
-            ctx.findings.add(
-                Finding(
-                    ctx.path,
-                    hit.lineno,
-                    hit.col_offset + 1,
-                    "PL304",
-                    step_state_message(hit.id),
-                    source_line=ctx.line(hit.lineno),
-                )
-            )
+            ctx.flag(hit, "PL304", step_state_message(hit.id))
             break

@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..findings import Finding
 from ..meaning import words
 from .context import Context
 from .syntax import const_str, dict_get
@@ -45,11 +44,7 @@ def _after_setup(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFuncti
 
 
 def _report(ctx: Context, n: ast.stmt | ast.expr, message: str) -> None:
-    ctx.findings.add(
-        Finding(
-            ctx.path, n.lineno, n.col_offset + 1, "PL302", message, source_line=ctx.line(n.lineno)
-        )
-    )
+    ctx.flag(n, "PL302", message)
 
 
 def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..findings import Finding
 from ..meaning import OVERFLOW_TEXT, overflow_name, words
 from .context import Context
 from .syntax import const_str
@@ -1170,13 +1169,4 @@ _WINDOW_TAIL = (
 
 
 def _add(ctx: Context, node: ast.stmt | ast.expr, what: str, tail: str = _WINDOW_TAIL) -> None:
-    ctx.findings.add(
-        Finding(
-            ctx.path,
-            node.lineno,
-            node.col_offset + 1,
-            "PL303",
-            f"{what}: {tail}",
-            source_line=ctx.line(node.lineno),
-        )
-    )
+    ctx.flag(node, "PL303", f"{what}: {tail}")
