@@ -4,14 +4,15 @@ SKIPPED.txt.
 
     python tests/policies/corpus/real16/sample.py --upto K                # the first draw
     python tests/policies/corpus/real16/sample.py --reserve --volatile N  # volatile, reserve
+    python tests/policies/corpus/real16/sample.py --reserve2 --volatile N # volatile, 2nd reserve
     python tests/policies/corpus/real16/sample.py --upto K --volatile N   # volatile, main list
     python tests/policies/corpus/real16/sample.py --upto K --more N       # a structural step
     (--upto K: consider only the first K candidates, those whose fetch was tried)
 
 A thin wrapper round the shared ../realsample.py's `Draw` with real10's strata, imported from
-../real10/sample.py so that they cannot drift, and real15's `ReserveDraw` (a step over
-CANDIDATES.tsv's second block, the `search-N` rows, in its order), imported from
-../real15/sample.py. It never reads a file's meaning, only counts matching lines and eligible
+../real10/sample.py so that they cannot drift, and real15's `ReserveDraw` and `Reserve2Draw` (a
+step over CANDIDATES.tsv's second block, the `search-N` rows, or its third, the `search2-N` rows
+of amendment 1, in its order), imported from ../real15/sample.py. It never reads a file's meaning, only counts matching lines and eligible
 files.
 """
 
@@ -34,15 +35,20 @@ _spec.loader.exec_module(real15)
 DRAW = rs.real10_draw(HERE)
 
 
+# the reserve draw of each flag (real15's classes)
+RESERVES = {"--reserve": real15.ReserveDraw, "--reserve2": real15.Reserve2Draw}
+
+
 def main(argv: list[str]) -> int:
-    if "--reserve" not in argv:
+    flag = next((a for a in argv if a in RESERVES), None)
+    if flag is None:
         return DRAW.main(argv, volatile=3)
     # As real15's: a reserve step leaves the main list's `language full` projects untried; the
     # shared draw drops their SKIPPED lines (it expects to try them next), so they are put back.
     skipped = HERE / "SKIPPED.txt"
     passed = [ln for ln in skipped.read_text(encoding="utf-8").splitlines() if "language full" in ln]
-    draw = real15.ReserveDraw(DRAW.here, DRAW.strata, DRAW.want)
-    code = draw.main([a for a in argv if a != "--reserve"], volatile=3)
+    draw = RESERVES[flag](DRAW.here, DRAW.strata, DRAW.want)
+    code = draw.main([a for a in argv if a != flag], volatile=3)
     now = skipped.read_text(encoding="utf-8").splitlines()
     kept = [ln for ln in passed if ln not in now]
     skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
