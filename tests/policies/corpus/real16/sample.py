@@ -12,8 +12,8 @@ SKIPPED.txt.
 A thin wrapper round the shared ../realsample.py's `Draw` with real10's strata, imported from
 ../real10/sample.py so that they cannot drift, and real15's `ReserveDraw` and `Reserve2Draw` (a
 step over CANDIDATES.tsv's second block, the `search-N` rows, or its third, the `search2-N` rows
-of amendment 1, in its order), imported from ../real15/sample.py. It never reads a file's meaning, only counts matching lines and eligible
-files.
+of amendment 1, in its order), imported from ../real15/sample.py. It never reads a file's
+meaning, only counts matching lines and eligible files.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ sys.path.insert(0, str(HERE.parent))
 
 import realsample as rs  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("real15_sample", HERE.parent / "real15" / "sample.py")
+_REAL15 = HERE.parent / "real15" / "sample.py"
+_spec = importlib.util.spec_from_file_location("real15_sample", _REAL15)
 assert _spec is not None and _spec.loader is not None
 real15 = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(real15)
@@ -46,7 +47,8 @@ def main(argv: list[str]) -> int:
     # As real15's: a reserve step leaves the main list's `language full` projects untried; the
     # shared draw drops their SKIPPED lines (it expects to try them next), so they are put back.
     skipped = HERE / "SKIPPED.txt"
-    passed = [ln for ln in skipped.read_text(encoding="utf-8").splitlines() if "language full" in ln]
+    lines = skipped.read_text(encoding="utf-8").splitlines()
+    passed = [ln for ln in lines if "language full" in ln]
     draw = RESERVES[flag](DRAW.here, DRAW.strata, DRAW.want)
     code = draw.main([a for a in argv if a != flag], volatile=3)
     now = skipped.read_text(encoding="utf-8").splitlines()
