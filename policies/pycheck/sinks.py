@@ -489,8 +489,10 @@ class SinkCheck:
                 continue
             if t.kind == "retrieved" and t.line in ctx.first_turn_lines:
                 continue  # fetched on the first turn only: written once, kept after that
-            if t.once and t.kind in VOLATILE and not sink.in_function and sink.built:
-                # Read at import into an agent built at import: one process, one prompt.
+            if t.once and t.kind in VOLATILE and not sink.in_function:
+                # Read at import into a prompt made at import (a module constant, an agent built
+                # there): one process, one prompt. It differs only for a conversation that
+                # outlives its process, which a module constant never shows.
                 continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""

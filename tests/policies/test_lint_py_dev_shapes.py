@@ -1,0 +1,31 @@
+"""Python shapes the rules missed or misfired on in real10 to real15 once both halves of each
+became development data: each test is a synthetic twin pair of the real shape, the positive
+first."""
+
+from __future__ import annotations
+
+from tests.helpers.lintfind import line_codes as _codes
+
+
+def test_a_clock_read_at_import_into_a_module_prompt_is_no_finding() -> None:
+    # Chat CLIs and a Streamlit app: the prompt constant is made once per process, and the
+    # conversation lives in that process. The twin reads the clock in the function that
+    # builds each request's prompt.
+    src = (
+        "from datetime import datetime\n"
+        "SYSTEM_PROMPT = f\"Current date: {datetime.now().strftime('%Y-%m-%d')}\"\n"
+        "messages = [{'role': 'system', 'content': SYSTEM_PROMPT}]\n"
+        "while True:\n"
+        "    messages.append({'role': 'user', 'content': input('> ')})\n"
+        "    client.chat.completions.create(model='m', messages=messages)\n"
+    )
+    assert _codes(src, "main.py") == []
+    per_call = (
+        "from datetime import datetime\n"
+        "def system_prompt():\n"
+        "    return f\"Current date: {datetime.now().strftime('%Y-%m-%d')}\"\n"
+        "def turn(client, history):\n"
+        "    msgs = [{'role': 'system', 'content': system_prompt()}, *history]\n"
+        "    return client.chat.completions.create(model='m', messages=msgs)\n"
+    )
+    assert [c for _, c in _codes(per_call, "main.py")] == ["PL102"]
