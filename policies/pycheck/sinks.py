@@ -489,10 +489,13 @@ class SinkCheck:
                 continue
             if t.kind == "retrieved" and t.line in ctx.first_turn_lines:
                 continue  # fetched on the first turn only: written once, kept after that
-            if t.once and t.kind in VOLATILE and not sink.in_function:
-                # Read at import into a prompt made at import (a module constant, an agent built
-                # there): one process, one prompt. It differs only for a conversation that
-                # outlives its process, which a module constant never shows.
+            if t.once and t.kind in VOLATILE and not sink.in_function and sink.built:
+                # Read at import into an agent built at import: one process, one prompt.
+                continue
+            if t.once and t.kind in _CLOCK and not sink.in_function:
+                # The clock read at import into a prompt constant: one process, one prompt. It
+                # differs only for a conversation that outlives its process, which a module
+                # constant never shows (every corpus labels these false).
                 continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""
@@ -603,6 +606,7 @@ def _persona(value: ast.expr) -> bool:
 # reported: the older corpora's labels count the date of a research step's one-off system
 # message (a query writer sent once per report section), so the rule is kept to `system=`.
 _ONE_OFF_VOLATILE = frozenset({"date"})
+_CLOCK = frozenset({"date", "time"})
 _ONE_OFF = frozenset({"retrieved"})
 _GROW = frozenset({"append", "extend", "insert", "add_message", "add_messages"})
 

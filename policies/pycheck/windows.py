@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from ..meaning import OVERFLOW_TEXT, overflow_name, words
 from .context import Context
+from .side import SIDE_WORDS
 from .syntax import const_str
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
@@ -133,7 +134,8 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                 or _joined_into_history(node, parents)
             )
         ):
-            _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
+            if not _in_side_task(node, parents):
+                _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
         elif isinstance(node, ast.Assign) and _last_role_write(node, tree):
             _add(ctx, node, "the last message's role is changed by its position")
         elif isinstance(node, ast.Assign) and _cut_out(node):
@@ -395,6 +397,23 @@ def _in_function(at: ast.AST, parents: dict[int, ast.AST]) -> Iterator[ast.AST]:
     while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fn = parents.get(id(fn))
     return ast.walk(fn) if fn is not None else iter(())
+
+
+# Words of a function that reads the conversation for a one-off verdict on it (an intent, a
+# score), beside the side tasks PL305 names: its excerpt of the recent turns is no window of the
+# conversation the session replays.
+_SIDE_TASK = SIDE_WORDS | {"analyze", "analyse", "analysis", "intent", "detect", "extract"}
+
+
+def _in_side_task(at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`def analyze_intent(conversation): ... for m in conversation[-3:]`: the window is cut in
+    a function named for a side task."""
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    return isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and bool(
+        set(words(fn.name)) & _SIDE_TASK
+    )
 
 
 # Calls that write a value to where the conversation is kept between requests.

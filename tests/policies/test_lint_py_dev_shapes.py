@@ -29,3 +29,20 @@ def test_a_clock_read_at_import_into_a_module_prompt_is_no_finding() -> None:
         "    return client.chat.completions.create(model='m', messages=msgs)\n"
     )
     assert [c for _, c in _codes(per_call, "main.py")] == ["PL102"]
+
+
+def test_recent_turns_excerpted_for_a_side_verdict_are_no_window() -> None:
+    # An intent analyzer and an answer analyzer each send the last few turns, under a prompt of
+    # their own, for a one-off JSON verdict; the session replays its whole history elsewhere.
+    # The twin cuts the conversation the chat turn itself sends.
+    side = (
+        "def analyze_intent(client, conversation, text):\n"
+        "    messages = [{'role': 'system', 'content': INTENT_PROMPT}]\n"
+        "    for msg in conversation[-3:]:\n"
+        "        messages.append({'role': msg['role'], 'content': msg['content']})\n"
+        "    messages.append({'role': 'user', 'content': text})\n"
+        "    return client.chat.completions.create(model='m', messages=messages)\n"
+    )
+    assert _codes(side, "intent.py") == []
+    turn = side.replace("def analyze_intent(", "def reply(")
+    assert _codes(turn, "intent.py") == [(3, "PL303")]
