@@ -197,6 +197,28 @@ class SinkCheck:
             and stmt.value is not None
             and scope.summary is not None
             and scope.name
+            and "prompt" in words(scope.name)
+            and _persona(stmt.value)
+            and _carries_history(stmt.value)
+        ):
+            # `def build_extraction_prompt(state): return f"You are ... Today is {today}.
+            # CONVERSATION SO FAR: {conversation_text}"`: one text rebuilt every turn with the
+            # conversation in it, its start the model's persona; a clock there moves the start
+            # of the whole conversation's text.
+            volatile = frozenset(t for t in self.ev.ev(stmt.value, env) if t.kind in VOLATILE)
+            self.report(
+                volatile,
+                Sink(
+                    f"prompt ahead of the conversation (returned by {scope.name}())",
+                    stmt.lineno,
+                    True,
+                ),
+            )
+        elif (
+            isinstance(stmt, ast.Return)
+            and stmt.value is not None
+            and scope.summary is not None
+            and scope.name
             and _TOOL_TEXT_FUNC.search(scope.name)
             and _in_tool_folder(self.ctx.path)
         ):
@@ -569,6 +591,20 @@ def _class_called(func: ast.expr, q: str) -> str:
     if isinstance(func, ast.IfExp):
         return (dotted(func.body) or "").rsplit(".", 1)[-1]
     return q.rsplit(".", 1)[-1]
+
+
+# Words of a value holding the conversation's messages or their text.
+_CONVERSATION = frozenset({"history", "messages", "conversation", "chat", "transcript", "turns"})
+
+
+def _carries_history(value: ast.expr) -> bool:
+    """An f-string that writes a history-named value into its text (`{conversation_text}`)."""
+    return isinstance(value, ast.JoinedStr) and any(
+        isinstance(n, ast.Name) and set(words(n.id)) & _CONVERSATION
+        for part in value.values
+        if isinstance(part, ast.FormattedValue)
+        for n in ast.walk(part.value)
+    )
 
 
 def _leading_text(node: ast.expr) -> str | None:

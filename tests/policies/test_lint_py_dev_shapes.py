@@ -46,3 +46,20 @@ def test_recent_turns_excerpted_for_a_side_verdict_are_no_window() -> None:
     assert _codes(side, "intent.py") == []
     turn = side.replace("def analyze_intent(", "def reply(")
     assert _codes(turn, "intent.py") == [(3, "PL303")]
+
+
+def test_a_clock_at_the_head_of_a_prompt_text_that_carries_the_conversation() -> None:
+    # A booking assistant's prompt is one text rebuilt every turn: the persona, today's date,
+    # then the conversation so far. The twin's text holds no conversation: a one-shot prompt.
+    src = (
+        "from datetime import datetime\n"
+        "def build_booking_prompt(state):\n"
+        "    today = datetime.now().strftime('%Y-%m-%d')\n"
+        "    conversation_text = ''.join(f\"{m['role']}: {m['content']}\" for m in state)\n"
+        '    return f"""You are a travel assistant. Today is {today}.\n'
+        '    CONVERSATION SO FAR:\n'
+        '    {conversation_text}"""\n'
+    )
+    assert _codes(src, "prompts.py") == [(3, "PL102")]
+    one_shot = src.replace("{conversation_text}", "{state[-1]}")
+    assert _codes(one_shot, "prompts.py") == []
