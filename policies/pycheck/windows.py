@@ -38,7 +38,10 @@ _BUDGET = frozenset({"budget", "max", "limit", "tokens", "token", "window", "rem
 # Verbs of a helper that shortens what it is given (`clip_history`, `discard_exceeding`).
 _CUTS = frozenset(
     {"clip", "trim", "truncate", "discard", "prune", "cut", "shrink", "evict", "drop", "upto"}
+    | {"truncation", "trimming", "pruning"}
 )
+# An owner that holds the context window's budget (`self.context_manager.apply_truncation...`).
+_BUDGET_OWNERS = frozenset({"context"})
 # Owners of a conversation a helper may cut in place (`session.discard_exceeding(n)`).
 _OWNERS = frozenset({"session", "conversation", "history", "memory", "chat", "thread"})
 # Framework summarisers that replace a conversation's older messages by a summary.
@@ -575,8 +578,10 @@ def _cut_by_helper(node: ast.Call) -> bool:
         or any(k.arg is not None and set(words(k.arg)) & _HISTORY for k in node.keywords)
         or (owner is not None and bool(set(words(_name(owner) or "")) & _OWNERS))
     )
-    budget = any(_budget_words(a) for a in args) or any(
-        k.arg is not None and set(words(k.arg)) & _BUDGET for k in node.keywords
+    budget = (
+        any(_budget_words(a) for a in args)
+        or any(k.arg is not None and set(words(k.arg)) & _BUDGET for k in node.keywords)
+        or (owner is not None and bool(set(words(_name(owner) or "")) & _BUDGET_OWNERS))
     )
     return of_history and budget
 

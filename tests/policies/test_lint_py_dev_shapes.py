@@ -63,3 +63,18 @@ def test_a_clock_at_the_head_of_a_prompt_text_that_carries_the_conversation() ->
     assert _codes(src, "prompts.py") == [(3, "PL102")]
     one_shot = src.replace("{conversation_text}", "{state[-1]}")
     assert _codes(one_shot, "prompts.py") == []
+
+
+def test_a_history_cut_by_a_context_managers_truncation_helper() -> None:
+    # An agent loop hands its messages to the context manager's truncation and sends (and
+    # keeps) what comes back. The twin's helper belongs to a renderer, which holds no budget.
+    src = (
+        "async def step(self):\n"
+        "    current_messages = self.history.get_messages_for_llm()\n"
+        "    truncated = self.context_manager.apply_truncation_if_needed(current_messages)\n"
+        "    self.history.set_message_list(truncated)\n"
+        "    return await self.llm.generate(messages=truncated)\n"
+    )
+    assert _codes(src, "reviewer.py") == [(3, "PL303")]
+    other = src.replace("self.context_manager.", "self.renderer.")
+    assert _codes(other, "reviewer.py") == []
