@@ -466,7 +466,23 @@ def _sent_list(lst: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
             return True
         if isinstance(n, ast.keyword) and n.arg in _SENT_KWARGS and _name(n.value) == name:
             return True
+        if (
+            isinstance(n, ast.Call)
+            and n.args
+            and _name(n.args[0]) == name
+            and set(words(_name(n.func) or "")) & _MODEL_CALLS
+        ):
+            # `response = await self.get_ai_response_groq(messages, query_type)`: handed to
+            # the call that asks the model.
+            return True
     return False
+
+
+# Words of a call that sends a message list to a model (`get_ai_response`, `chat_completion`).
+_MODEL_CALLS = frozenset(
+    {"response", "respond", "reply", "completion", "completions", "complete", "chat", "llm"}
+    | {"generate", "invoke", "ainvoke", "stream", "create", "acreate"}
+)
 
 
 def _appends_messages(loop: ast.For | ast.AsyncFor) -> bool:

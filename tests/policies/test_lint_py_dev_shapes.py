@@ -78,3 +78,19 @@ def test_a_history_cut_by_a_context_managers_truncation_helper() -> None:
     assert _codes(src, "reviewer.py") == [(3, "PL303")]
     other = src.replace("self.context_manager.", "self.renderer.")
     assert _codes(other, "reviewer.py") == []
+
+
+def test_a_window_extended_into_a_list_handed_to_the_model_call_by_position() -> None:
+    # A browser assistant extends its request list with the last 25 session messages and hands
+    # the list to its provider call positionally. The twin hands it to a logger.
+    src = (
+        "async def respond(self, message, session_history):\n"
+        "    messages = [{'role': 'system', 'content': SYSTEM}]\n"
+        "    if session_history:\n"
+        "        messages.extend(session_history[-25:])\n"
+        "    messages.append({'role': 'user', 'content': message})\n"
+        "    return await self.get_ai_response_groq(messages, 'chat')\n"
+    )
+    assert _codes(src, "ai_manager.py") == [(4, "PL303")]
+    logged = src.replace("self.get_ai_response_groq(", "self.log_debug(")
+    assert _codes(logged, "ai_manager.py") == []
