@@ -232,6 +232,8 @@ _RUNTIME_PAIRS = (
         {"count", "number", "num", "n", "index", "idx", "left", "remaining", "current"},
     ),
     ({"load"}, {"avg", "average"}),
+    # A countdown (`remaining_time`, `time_left`): it runs down between the requests.
+    ({"time"}, {"remaining", "left"}),
     # What a running system shows now (`_live_data_summary()`, `liveStats`): read again per
     # request, it changes as the system runs.
     (

@@ -94,3 +94,18 @@ def test_a_window_extended_into_a_list_handed_to_the_model_call_by_position() ->
     assert _codes(src, "ai_manager.py") == [(4, "PL303")]
     logged = src.replace("self.get_ai_response_groq(", "self.log_debug(")
     assert _codes(logged, "ai_manager.py") == []
+
+
+def test_a_countdown_formatted_into_the_system_prompt() -> None:
+    # An interview's remaining time fills a slot of the system text on every turn; the twin
+    # fills the difficulty, fixed for the interview.
+    src = (
+        "def prompt_messages(state):\n"
+        "    system_text = ROLE_PROMPT.format(\n"
+        "        remaining_time=state.get('remaining_time'),\n"
+        "    )\n"
+        "    return [SystemMessage(content=system_text)] + state.get('history', [])\n"
+    )
+    assert _codes(src, "nodes.py") == [(3, "PL106")]
+    fixed = src.replace("remaining_time=state.get('remaining_time')", "level=state.get('level')")
+    assert _codes(fixed, "nodes.py") == []
