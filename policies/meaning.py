@@ -254,6 +254,15 @@ HISTORY_WORDS = frozenset(
 )
 
 
+# Words of a side task: a function or prompt named so makes a request that is not the turn
+# (a summary, a title, a classification, a plan, a judgement). Both front ends' PL305.
+SIDE_WORDS = frozenset(
+    {"plan", "planning", "summary", "summarize", "summarise", "summarization", "summarisation"}
+    | {"title", "classify", "classifier", "compress", "compact", "compaction", "condense"}
+    | {"judge", "critic", "critique", "reflect", "reflection"}
+)
+
+
 # Words of a field that dates a record, and last words of one that names it (its storage
 # key): bookkeeping, not something the record says.
 _METADATA_WORDS = frozenset({"created", "updated", "timestamp", "expires"})

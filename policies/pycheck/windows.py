@@ -27,9 +27,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..meaning import OVERFLOW_TEXT, overflow_name, words
+from ..meaning import OVERFLOW_TEXT, SIDE_WORDS, overflow_name, words
 from .context import Context
-from .side import SIDE_WORDS
 from .syntax import const_str
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})

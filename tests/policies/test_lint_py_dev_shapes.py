@@ -57,7 +57,7 @@ def test_a_clock_at_the_head_of_a_prompt_text_that_carries_the_conversation() ->
         "    today = datetime.now().strftime('%Y-%m-%d')\n"
         "    conversation_text = ''.join(f\"{m['role']}: {m['content']}\" for m in state)\n"
         '    return f"""You are a travel assistant. Today is {today}.\n'
-        '    CONVERSATION SO FAR:\n'
+        "    CONVERSATION SO FAR:\n"
         '    {conversation_text}"""\n'
     )
     assert _codes(src, "prompts.py") == [(3, "PL102")]
