@@ -109,3 +109,20 @@ def test_a_countdown_formatted_into_the_system_prompt() -> None:
     assert _codes(src, "nodes.py") == [(3, "PL106")]
     fixed = src.replace("remaining_time=state.get('remaining_time')", "level=state.get('level')")
     assert _codes(fixed, "nodes.py") == []
+
+
+def test_a_template_filled_from_a_written_out_mapping_names_its_values() -> None:
+    # A RAG agent fills its system template from a dict: the question asked this turn lands
+    # ahead of the chat history. The twin fills the slot with the shop's name.
+    src = (
+        "def create_chain(self, query: str):\n"
+        "    system_prompt = PromptTemplateParser(template=MAIN).format({\n"
+        "        'question': query,\n"
+        "    })\n"
+        "    return ChatPromptTemplate.from_messages(\n"
+        "        [('system', system_prompt), MessagesPlaceholder('chat_history'), ('human', '{input}')]\n"
+        "    )\n"
+    )
+    assert _codes(src, "agent.py") == [(3, "PL304")]
+    fixed = src.replace("'question': query", "'shop': SHOP_NAME")
+    assert _codes(fixed, "agent.py") == []
