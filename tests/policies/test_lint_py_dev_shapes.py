@@ -126,3 +126,32 @@ def test_a_template_filled_from_a_written_out_mapping_names_its_values() -> None
     assert _codes(src, "agent.py") == [(3, "PL304")]
     fixed = src.replace("'question': query", "'shop': SHOP_NAME")
     assert _codes(fixed, "agent.py") == []
+
+
+def test_a_tool_list_narrowed_between_the_requests_of_one_loop() -> None:
+    # A search loop drops each tool once used and asks again with the same growing messages.
+    # The twin narrows the list once, before the loop.
+    src = (
+        "def search_in_tools(content, tools):\n"
+        "    filtered_tools = tools\n"
+        "    messages = [{'role': 'user', 'content': content}]\n"
+        "    while True:\n"
+        "        response = client.chat.completions.create(\n"
+        "            model='m', messages=messages, tools=filtered_tools\n"
+        "        )\n"
+        "        used = response.choices[0].message.tool_calls[0].function.name\n"
+        "        messages.append(response.choices[0].message.model_dump())\n"
+        "        filtered_tools = [t for t in tools if t['function']['name'] != used]\n"
+    )
+    assert _codes(src, "tools.py") == [(10, "PL302")]
+    before = (
+        "def search_in_tools(content, tools, used):\n"
+        "    filtered_tools = [t for t in tools if t['function']['name'] != used]\n"
+        "    messages = [{'role': 'user', 'content': content}]\n"
+        "    while True:\n"
+        "        response = client.chat.completions.create(\n"
+        "            model='m', messages=messages, tools=filtered_tools\n"
+        "        )\n"
+        "        messages.append(response.choices[0].message.model_dump())\n"
+    )
+    assert _codes(before, "tools.py") == []
