@@ -514,6 +514,10 @@ class SinkCheck:
             if t.once and t.kind in VOLATILE and not sink.in_function and sink.built:
                 # Read at import into an agent built at import: one process, one prompt.
                 continue
+            if t.kind in _CLOCK and ctx.scope.name == "__init__" and sink.in_function:
+                # Read when an assistant object is made and kept in its prompt: the chat it
+                # holds is dated when it is created, and every request of it says the same.
+                continue
             if t.once and t.kind in _CLOCK and not sink.in_function:
                 # The clock read at import into a prompt constant: one process, one prompt. It
                 # differs only for a conversation that outlives its process, which a module

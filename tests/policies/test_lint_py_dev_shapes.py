@@ -155,3 +155,26 @@ def test_a_tool_list_narrowed_between_the_requests_of_one_loop() -> None:
         "        messages.append(response.choices[0].message.model_dump())\n"
     )
     assert _codes(before, "tools.py") == []
+
+
+def test_a_date_filled_in_when_the_assistant_object_is_made() -> None:
+    # A CLI's Assistant dates its system message in its constructor and keeps it with the
+    # client for the run's one conversation. The twin dates it again on every turn.
+    src = (
+        "from datetime import datetime\n"
+        "class Assistant:\n"
+        "    def __init__(self):\n"
+        "        system_message = PROMPT.format(date=datetime.today().strftime('%Y-%m-%d'))\n"
+        "        self._client = LLMClient(system_message=system_message)\n"
+        "    def handle(self, text):\n"
+        "        return self._client.request(text)\n"
+    )
+    assert _codes(src, "assistant.py") == []
+    per_turn = (
+        "from datetime import datetime\n"
+        "class Assistant:\n"
+        "    def handle(self, text):\n"
+        "        system_message = PROMPT.format(date=datetime.today().strftime('%Y-%m-%d'))\n"
+        "        return LLMClient(system_message=system_message).request(text)\n"
+    )
+    assert [c for _, c in _codes(per_turn, "assistant.py")] == ["PL102"]
