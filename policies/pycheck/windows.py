@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..meaning import OVERFLOW_TEXT, SIDE_WORDS, overflow_name, words
+from ..meaning import OVERFLOW_TEXT, SIDE_WORDS, identity_name, overflow_name, words
 from .context import Context
 from .syntax import const_str
 
@@ -64,6 +64,8 @@ def _is_history(node: ast.AST) -> bool:
     if name is None:
         return False
     ws = set(words(name))
+    if identity_name(name):
+        return False  # `conversation_id`: names the history, is not it
     return bool(ws & _HISTORY) and ("system" not in ws or "non" in ws)  # non_system_messages
 
 

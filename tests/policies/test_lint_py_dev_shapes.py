@@ -178,3 +178,15 @@ def test_a_date_filled_in_when_the_assistant_object_is_made() -> None:
         "        return LLMClient(system_message=system_message).request(text)\n"
     )
     assert [c for _, c in _codes(per_turn, "assistant.py")] == ["PL102"]
+
+
+def test_an_eviction_handed_a_conversations_id_cuts_no_history() -> None:
+    # A memory engine evicts old entries of its long-term store after a turn, handed the
+    # conversation's id and a cap. The twin hands the helper the conversation's messages.
+    src = (
+        "def after_turn(collection, memory_root, conversation_id, max_entries):\n"
+        "    evict_if_needed(collection, memory_root, conversation_id, max_entries)\n"
+    )
+    assert _codes(src, "engine.py") == []
+    cut = src.replace("conversation_id", "conversation_messages")
+    assert _codes(cut, "engine.py") == [(2, "PL303")]
