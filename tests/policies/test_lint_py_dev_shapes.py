@@ -184,9 +184,10 @@ def test_an_eviction_handed_a_conversations_id_cuts_no_history() -> None:
     # A memory engine evicts old entries of its long-term store after a turn, handed the
     # conversation's id and a cap. The twin hands the helper the conversation's messages.
     src = (
-        "def after_turn(collection, memory_root, conversation_id, max_entries):\n"
+        "def after_turn(messages, collection, memory_root, conversation_id, max_entries):\n"
         "    evict_if_needed(collection, memory_root, conversation_id, max_entries)\n"
+        "    return messages\n"
     )
     assert _codes(src, "engine.py") == []
-    cut = src.replace("conversation_id", "conversation_messages")
+    cut = src.replace("conversation_id", "conversation_turns")
     assert _codes(cut, "engine.py") == [(2, "PL303")]
