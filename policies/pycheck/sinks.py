@@ -237,6 +237,10 @@ class SinkCheck:
         prompt_str.replace("{{CURRENT_DATETIME}}", now)`): whichever prompt its callers pass,
         the value is in it."""
         prompts = {p for p in params if set(words(p)) & _PROMPT_PARAM}
+        if "prompt" in words(name):
+            # `def prompt_template(template, user)`: a function named for the prompt it fills
+            # is handed that prompt as its template.
+            prompts |= {p for p in params if words(p) == ["template"]}
         if not prompts or _text_of(value) not in prompts:
             return
         ts = self.ev.ev(value, env)

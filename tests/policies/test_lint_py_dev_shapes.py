@@ -191,3 +191,18 @@ def test_an_eviction_handed_a_conversations_id_cuts_no_history() -> None:
     assert _codes(src, "engine.py") == []
     cut = src.replace("conversation_id", "conversation_turns")
     assert _codes(cut, "engine.py") == [(2, "PL303")]
+
+
+def test_a_prompt_filler_handed_its_template_reads_the_clock() -> None:
+    # A chat UI passes every model's system prompt through prompt_template(), which fills the
+    # date and time each time. The twin's filler is named for a report, not a prompt.
+    src = (
+        "from datetime import datetime\n"
+        "def prompt_template(template: str, user=None) -> str:\n"
+        "    now = datetime.now()\n"
+        "    template = template.replace('{{CURRENT_DATE}}', now.strftime('%Y-%m-%d'))\n"
+        "    return template\n"
+    )
+    assert [c for _, c in _codes(src, "task.py")] == ["PL102"]
+    report = src.replace("def prompt_template(", "def report_template(")
+    assert _codes(report, "task.py") == []
