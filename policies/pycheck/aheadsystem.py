@@ -19,7 +19,7 @@ from .context import Context
 _RECALLED = frozenset(
     {"memories", "memory", "recalled", "retrieved", "summaries", "documents", "chunks", "passages"}
 )
-_HISTORY = HISTORY_WORDS
+_HISTORY = HISTORY_WORDS | {"recent"}  # and the recent turns handed in
 _WHY = (
     "`{name}` (recalled for this reply) goes into a system message ahead of the conversation "
     "history: the prefix changes there on every reply and the whole history after it is sent "

@@ -206,3 +206,23 @@ def test_a_prompt_filler_handed_its_template_reads_the_clock() -> None:
     assert [c for _, c in _codes(src, "task.py")] == ["PL102"]
     report = src.replace("def prompt_template(", "def report_template(")
     assert _codes(report, "task.py") == []
+
+
+def test_retrieved_text_in_a_one_shot_request_object() -> None:
+    # A tutor explains a topic in one request object of its own (a system and one user
+    # message, told their roles), then hands the object to its provider. The twin's request
+    # carries the conversation, so the retrieved text sits ahead of it.
+    src = (
+        "class Tutor:\n"
+        "    async def explain_topic(self, db, query):\n"
+        "        chunks = search_persistent(db, query)\n"
+        "        system = f'Explain the topic. Material: {chunks}'\n"
+        "        req = AIRequest(\n"
+        "            messages=[AIMessage(role='system', content=system),\n"
+        "                      AIMessage(role='user', content='Explain the topic.')],\n"
+        "        )\n"
+        "        return await self.provider.complete(req)\n"
+    )
+    assert _codes(src, "service.py") == []
+    chat = src.replace("AIMessage(role='user', content='Explain the topic.')]", "*self.history]")
+    assert _codes(chat, "service.py") == [(3, "PL304")]
