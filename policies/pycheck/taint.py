@@ -835,8 +835,8 @@ class Evaluator:
             # `template.format({"today_date": d, "question": query})`: a template filled from
             # a mapping written out; each value is known by its slot's name, as a keyword is.
             out = set(recv)
-            for k, v in zip(node.args[0].keys, node.args[0].values, strict=True):
-                slot = const_str(k) if k is not None else None
+            for key, v in zip(node.args[0].keys, node.args[0].values, strict=True):
+                slot = const_str(key) if key is not None else None
                 out |= self.named(v, self.ev(v, env), slot) if slot else self.ev(v, env)
             return frozenset(out)
         if meth == "join" and node.args:

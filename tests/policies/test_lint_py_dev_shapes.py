@@ -120,7 +120,8 @@ def test_a_template_filled_from_a_written_out_mapping_names_its_values() -> None
         "        'question': query,\n"
         "    })\n"
         "    return ChatPromptTemplate.from_messages(\n"
-        "        [('system', system_prompt), MessagesPlaceholder('chat_history'), ('human', '{input}')]\n"
+        "        [('system', system_prompt), MessagesPlaceholder('chat_history'),\n"
+        "         ('human', '{input}')]\n"
         "    )\n"
     )
     assert _codes(src, "agent.py") == [(3, "PL304")]
