@@ -232,6 +232,8 @@ _RUNTIME_PAIRS = (
         {"count", "number", "num", "n", "index", "idx", "left", "remaining", "current"},
     ),
     ({"load"}, {"avg", "average"}),
+    # A countdown (`remaining_time`, `time_left`): it runs down between the requests.
+    ({"time"}, {"remaining", "left"}),
     # What a running system shows now (`_live_data_summary()`, `liveStats`): read again per
     # request, it changes as the system runs.
     (
@@ -249,6 +251,15 @@ def words(name: str) -> list[str]:
 # Words of a name for a conversation's messages (`history`, `chatMessages`, `turns`).
 HISTORY_WORDS = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat", "session"}
+)
+
+
+# Words of a side task: a function or prompt named so makes a request that is not the turn
+# (a summary, a title, a classification, a plan, a judgement). Both front ends' PL305.
+SIDE_WORDS = frozenset(
+    {"plan", "planning", "summary", "summarize", "summarise", "summarization", "summarisation"}
+    | {"title", "classify", "classifier", "compress", "compact", "compaction", "condense"}
+    | {"judge", "critic", "critique", "reflect", "reflection"}
 )
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import HISTORY_WORDS, words
 from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, unwrap, walk
 
 _RECALLED = frozenset({"memories", "memory", "recalled", "retrieved", "recall", "retrieve"})
-_HISTORY = frozenset({"history", "recent", "messages", "conversation", "turns", "msgs"})
+_HISTORY = HISTORY_WORDS | {"recent"}  # and the recent turns handed in
 _WHY = (
     "`{name}` (recalled for this reply) goes into a system message ahead of the conversation "
     "history: the prefix changes there on every reply and the whole history after it is sent "

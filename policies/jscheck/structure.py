@@ -19,7 +19,7 @@ import re
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import HISTORY_WORDS, OVERFLOW_TEXT, words
+from ..meaning import HISTORY_WORDS, OVERFLOW_TEXT, SIDE_WORDS, words
 from ..meaning import overflow_name as _overflow_name
 from .reach import text_handed_in, window_sent
 from .syntax import (
@@ -586,25 +586,7 @@ def check_windows(src: Source) -> list[Finding]:
     return out
 
 
-_SIDE = frozenset(
-    {
-        "summary",
-        "summarize",
-        "summarise",
-        "summarization",
-        "title",
-        "compress",
-        "compact",
-        "compaction",
-        "condense",
-        "classify",
-        "judge",
-        "critique",
-        "reflect",
-        "plan",
-        "planning",
-    }
-)
+_SIDE = SIDE_WORDS
 _SEND = frozenset(
     {"create", "generateText", "streamText", "generateObject", "streamObject", "invoke", "stream"}
 )

@@ -12,10 +12,10 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import names_request, words
+from ..meaning import HISTORY_WORDS, names_request, words
 from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, unwrap, walk
 
-_HISTORY = frozenset({"history", "conversation", "transcript"})
+_HISTORY = HISTORY_WORDS
 _WHY = (
     "the new user message (`{name}`) is put ahead of the replayed conversation history: each "
     "request differs right after the system prompt, so none of the history behind it is read "

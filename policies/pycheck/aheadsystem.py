@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import ast
 
-from ..meaning import words
+from ..meaning import HISTORY_WORDS, words
 from .context import Context
 
 _RECALLED = frozenset(
     {"memories", "memory", "recalled", "retrieved", "summaries", "documents", "chunks", "passages"}
 )
-_HISTORY = frozenset({"history", "recent", "messages", "conversation", "turns", "msgs"})
+_HISTORY = HISTORY_WORDS | {"recent"}  # and the recent turns handed in
 _WHY = (
     "`{name}` (recalled for this reply) goes into a system message ahead of the conversation "
     "history: the prefix changes there on every reply and the whole history after it is sent "

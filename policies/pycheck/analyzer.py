@@ -26,6 +26,7 @@ from .history import check_history
 from .instancemode import drop_instance_modes
 from .lastonly import check_last_only
 from .livelist import check_live_list_in_system
+from .looptools import check_loop_tools
 from .measured import drop_measured
 from .middleout import check_middle_out
 from .peritem import check_per_item
@@ -148,6 +149,7 @@ def check_python(
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)
     check_tool_swaps(tree, ctx)
+    check_loop_tools(tree, ctx)
     check_system_replaced(tree, ctx)
     check_prompt_templates(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import ast
 
-from ..meaning import words
+from ..meaning import HISTORY_WORDS, words
 from .context import Context
 
-_HISTORY = frozenset({"messages", "history", "conversation", "msgs", "turns", "chat"})
+_HISTORY = HISTORY_WORDS
 _WHY = (
     "a message is sent in one form while it is the newest and in another once it is older "
     "(`{test}`): its bytes change on the next turn, and every request misses the cache from "

@@ -188,6 +188,7 @@ class _Index:
 
     def _find_sites(self, fn: _Fn) -> list[Site]:
         out: list[Site] = []
+        built = _request_objects(fn)
         for node in _own_nodes(fn):
             if not isinstance(node, ast.Call):
                 continue
@@ -205,7 +206,13 @@ class _Index:
                 else:
                     kind = self._list_kind(sent, fn, 0)
                     out.append(Site(node.lineno, kind, "messages"))
-            elif _callee(node) in _REQUEST_LIKE:
+            elif _callee(node) in _REQUEST_LIKE and not (
+                # `req = AIRequest(messages=[...])` then `provider.complete(req)`: the request
+                # built above, whose messages are read there.
+                len(node.args) == 1
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id in built
+            ):
                 out.append(Site(node.lineno, CONVERSATION, "a call the analysis does not read"))
         return out
 
@@ -265,6 +272,22 @@ class _Index:
         return ONE_SHOT if kinds == {ONE_SHOT} else CONVERSATION
 
 
+def _request_objects(fn: _Fn) -> set[str]:
+    """The local names bound once, to a call given `messages=` (a request object built here)."""
+    bound: dict[str, int] = {}
+    built: set[str] = set()
+    for node in _own_nodes(fn):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    bound[t.id] = bound.get(t.id, 0) + 1
+                    if isinstance(node.value, ast.Call) and any(
+                        k.arg == "messages" for k in node.value.keywords
+                    ):
+                        built.add(t.id)
+    return {n for n in built if bound[n] == 1}
+
+
 def _one_shot_item(item: ast.expr) -> bool:
     if isinstance(item, ast.Dict):
         for k, v in zip(item.keys, item.values, strict=True):
@@ -272,6 +295,10 @@ def _one_shot_item(item: ast.expr) -> bool:
                 return isinstance(v, ast.Constant) and v.value in _ONE_SHOT_ROLES
         return False
     if isinstance(item, ast.Call):
+        role = next((k.value for k in item.keywords if k.arg == "role"), None)
+        if isinstance(role, ast.Constant):
+            # `AIMessage(role="system", content=...)`: a message class told its role.
+            return role.value in _ONE_SHOT_ROLES
         return _callee(item) in _ONE_SHOT_MESSAGES
     return False
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from ..meaning import words
+from ..meaning import SIDE_WORDS, words
 from .context import Context
 from .syntax import callee, names_in, operands, walk_no_defs
 
@@ -93,32 +93,6 @@ def _class_role(call: ast.Call) -> str | None:
     if len(ws) == 2 and ws[1] == "message":
         return _CLASS_ROLES.get(ws[0])
     return None
-
-
-# Words of a side task: a function or prompt named so makes a request that is not the turn.
-SIDE_WORDS = frozenset(
-    {
-        "plan",
-        "planning",
-        "summary",
-        "summarize",
-        "summarise",
-        "summarization",
-        "summarisation",
-        "title",
-        "classify",
-        "classifier",
-        "compress",
-        "compact",
-        "compaction",
-        "condense",
-        "judge",
-        "critic",
-        "critique",
-        "reflect",
-        "reflection",
-    }
-)
 
 
 def _side_named(fn: ast.FunctionDef | ast.AsyncFunctionDef, system: ast.AST) -> bool:

@@ -197,6 +197,28 @@ class SinkCheck:
             and stmt.value is not None
             and scope.summary is not None
             and scope.name
+            and "prompt" in words(scope.name)
+            and _persona(stmt.value)
+            and _carries_history(stmt.value)
+        ):
+            # `def build_extraction_prompt(state): return f"You are ... Today is {today}.
+            # CONVERSATION SO FAR: {conversation_text}"`: one text rebuilt every turn with the
+            # conversation in it, its start the model's persona; a clock there moves the start
+            # of the whole conversation's text.
+            volatile = frozenset(t for t in self.ev.ev(stmt.value, env) if t.kind in VOLATILE)
+            self.report(
+                volatile,
+                Sink(
+                    f"prompt ahead of the conversation (returned by {scope.name}())",
+                    stmt.lineno,
+                    True,
+                ),
+            )
+        elif (
+            isinstance(stmt, ast.Return)
+            and stmt.value is not None
+            and scope.summary is not None
+            and scope.name
             and _TOOL_TEXT_FUNC.search(scope.name)
             and _in_tool_folder(self.ctx.path)
         ):
@@ -215,6 +237,10 @@ class SinkCheck:
         prompt_str.replace("{{CURRENT_DATETIME}}", now)`): whichever prompt its callers pass,
         the value is in it."""
         prompts = {p for p in params if set(words(p)) & _PROMPT_PARAM}
+        if "prompt" in words(name):
+            # `def prompt_template(template, user)`: a function named for the prompt it fills
+            # is handed that prompt as its template.
+            prompts |= {p for p in params if words(p) == ["template"]}
         if not prompts or _text_of(value) not in prompts:
             return
         ts = self.ev.ev(value, env)
@@ -492,6 +518,15 @@ class SinkCheck:
             if t.once and t.kind in VOLATILE and not sink.in_function and sink.built:
                 # Read at import into an agent built at import: one process, one prompt.
                 continue
+            if t.kind in _CLOCK and ctx.scope.name == "__init__" and sink.in_function:
+                # Read when an assistant object is made and kept in its prompt: the chat it
+                # holds is dated when it is created, and every request of it says the same.
+                continue
+            if t.once and t.kind in _CLOCK and not sink.in_function:
+                # The clock read at import into a prompt constant: one process, one prompt. It
+                # differs only for a conversation that outlives its process, which a module
+                # constant never shows (every corpus labels these false).
+                continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""
             if t.once and t.kind == "date":
@@ -566,6 +601,20 @@ def _class_called(func: ast.expr, q: str) -> str:
     return q.rsplit(".", 1)[-1]
 
 
+# Words of a value holding the conversation's messages or their text.
+_CONVERSATION = frozenset({"history", "messages", "conversation", "chat", "transcript", "turns"})
+
+
+def _carries_history(value: ast.expr) -> bool:
+    """An f-string that writes a history-named value into its text (`{conversation_text}`)."""
+    return isinstance(value, ast.JoinedStr) and any(
+        isinstance(n, ast.Name) and set(words(n.id)) & _CONVERSATION
+        for part in value.values
+        if isinstance(part, ast.FormattedValue)
+        for n in ast.walk(part.value)
+    )
+
+
 def _leading_text(node: ast.expr) -> str | None:
     """The literal text a string expression starts with (`"..." + x`, `f"...{x}"`,
     `(...).strip()`)."""
@@ -601,6 +650,7 @@ def _persona(value: ast.expr) -> bool:
 # reported: the older corpora's labels count the date of a research step's one-off system
 # message (a query writer sent once per report section), so the rule is kept to `system=`.
 _ONE_OFF_VOLATILE = frozenset({"date"})
+_CLOCK = frozenset({"date", "time"})
 _ONE_OFF = frozenset({"retrieved"})
 _GROW = frozenset({"append", "extend", "insert", "add_message", "add_messages"})
 

@@ -826,6 +826,19 @@ class Evaluator:
             for k in node.keywords:
                 out |= self.named(k.value, self.ev(k.value, env), k.arg)
             return frozenset(out)
+        if (
+            meth in _FILLS
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.Dict)
+            and not node.keywords
+        ):
+            # `template.format({"today_date": d, "question": query})`: a template filled from
+            # a mapping written out; each value is known by its slot's name, as a keyword is.
+            out = set(recv)
+            for key, v in zip(node.args[0].keys, node.args[0].values, strict=True):
+                slot = const_str(key) if key is not None else None
+                out |= self.named(v, self.ev(v, env), slot) if slot else self.ev(v, env)
+            return frozenset(out)
         if meth == "join" and node.args:
             return recv | _with_fix(self.ev(node.args[0], env), node.args[0], join=True)
         if meth in ("sort",):

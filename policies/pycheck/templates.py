@@ -12,9 +12,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ..meaning import VOLATILE_CODES, kind_of_name, words
+from ..meaning import SIDE_WORDS, VOLATILE_CODES, kind_of_name, words
 from .context import Context
-from .side import SIDE_WORDS
 
 _FIELD = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 _JINJA = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*(?:\|[^}]*)?\}\}")

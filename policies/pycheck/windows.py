@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..meaning import OVERFLOW_TEXT, overflow_name, words
+from ..meaning import OVERFLOW_TEXT, SIDE_WORDS, identity_name, overflow_name, words
 from .context import Context
 from .syntax import const_str
 
@@ -37,7 +37,10 @@ _BUDGET = frozenset({"budget", "max", "limit", "tokens", "token", "window", "rem
 # Verbs of a helper that shortens what it is given (`clip_history`, `discard_exceeding`).
 _CUTS = frozenset(
     {"clip", "trim", "truncate", "discard", "prune", "cut", "shrink", "evict", "drop", "upto"}
+    | {"truncation", "trimming", "pruning"}
 )
+# An owner that holds the context window's budget (`self.context_manager.apply_truncation...`).
+_BUDGET_OWNERS = frozenset({"context"})
 # Owners of a conversation a helper may cut in place (`session.discard_exceeding(n)`).
 _OWNERS = frozenset({"session", "conversation", "history", "memory", "chat", "thread"})
 # Framework summarisers that replace a conversation's older messages by a summary.
@@ -61,6 +64,8 @@ def _is_history(node: ast.AST) -> bool:
     if name is None:
         return False
     ws = set(words(name))
+    if identity_name(name):
+        return False  # `conversation_id`: names the history, is not it
     return bool(ws & _HISTORY) and ("system" not in ws or "non" in ws)  # non_system_messages
 
 
@@ -133,7 +138,8 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                 or _joined_into_history(node, parents)
             )
         ):
-            _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
+            if not _in_side_task(node, parents):
+                _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
         elif isinstance(node, ast.Assign) and _last_role_write(node, tree):
             _add(ctx, node, "the last message's role is changed by its position")
         elif isinstance(node, ast.Assign) and _cut_out(node):
@@ -397,6 +403,23 @@ def _in_function(at: ast.AST, parents: dict[int, ast.AST]) -> Iterator[ast.AST]:
     return ast.walk(fn) if fn is not None else iter(())
 
 
+# Words of a function that reads the conversation for a one-off verdict on it (an intent, a
+# score), beside the side tasks PL305 names: its excerpt of the recent turns is no window of the
+# conversation the session replays.
+_SIDE_TASK = SIDE_WORDS | {"analyze", "analyse", "analysis", "intent", "detect", "extract"}
+
+
+def _in_side_task(at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`def analyze_intent(conversation): ... for m in conversation[-3:]`: the window is cut in
+    a function named for a side task."""
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    return isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and bool(
+        set(words(fn.name)) & _SIDE_TASK
+    )
+
+
 # Calls that write a value to where the conversation is kept between requests.
 _STORE_WRITES = frozenset({"set", "setex", "save", "store", "put", "write", "dump", "persist"})
 
@@ -444,7 +467,23 @@ def _sent_list(lst: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
             return True
         if isinstance(n, ast.keyword) and n.arg in _SENT_KWARGS and _name(n.value) == name:
             return True
+        if (
+            isinstance(n, ast.Call)
+            and n.args
+            and _name(n.args[0]) == name
+            and set(words(_name(n.func) or "")) & _MODEL_CALLS
+        ):
+            # `response = await self.get_ai_response_groq(messages, query_type)`: handed to
+            # the call that asks the model.
+            return True
     return False
+
+
+# Words of a call that sends a message list to a model (`get_ai_response`, `chat_completion`).
+_MODEL_CALLS = frozenset(
+    {"response", "respond", "reply", "completion", "completions", "complete", "chat", "llm"}
+    | {"generate", "invoke", "ainvoke", "stream", "create", "acreate"}
+)
 
 
 def _appends_messages(loop: ast.For | ast.AsyncFor) -> bool:
@@ -556,8 +595,10 @@ def _cut_by_helper(node: ast.Call) -> bool:
         or any(k.arg is not None and set(words(k.arg)) & _HISTORY for k in node.keywords)
         or (owner is not None and bool(set(words(_name(owner) or "")) & _OWNERS))
     )
-    budget = any(_budget_words(a) for a in args) or any(
-        k.arg is not None and set(words(k.arg)) & _BUDGET for k in node.keywords
+    budget = (
+        any(_budget_words(a) for a in args)
+        or any(k.arg is not None and set(words(k.arg)) & _BUDGET for k in node.keywords)
+        or (owner is not None and bool(set(words(_name(owner) or "")) & _BUDGET_OWNERS))
     )
     return of_history and budget
 

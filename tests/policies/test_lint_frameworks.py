@@ -22,15 +22,18 @@ def test_langchain_system_message_and_prompt_template() -> None:
         "def build(question):\n"
         "    today = datetime.now().strftime('%Y-%m-%d')\n"
         "    return [SystemMessage(content=f'Today is {today}.'), HumanMessage(question)]\n"
-        "prompt = ChatPromptTemplate.from_messages(\n"
-        "    [('system', f'Started {datetime.now()}'), ('human', '{input}')]\n"
-        ")\n"
-        "sys_t = SystemMessagePromptTemplate.from_template(f'Run {datetime.now()}')\n"
-        "ok = [SystemMessage(content='You are terse.'), HumanMessage(f'{datetime.now()}')]\n"
+        "def templates():\n"
+        "    prompt = ChatPromptTemplate.from_messages(\n"
+        "        [('system', f'Started {datetime.now()}'), ('human', '{input}')]\n"
+        "    )\n"
+        "    sys_t = SystemMessagePromptTemplate.from_template(f'Run {datetime.now()}')\n"
+        "    ok = [SystemMessage(content='You are terse.'), HumanMessage(f'{datetime.now()}')]\n"
+        "    return prompt, sys_t, ok\n"
     )
     # The dated system message, the template's system pair, the system template; the human
-    # message is the newest turn.
-    assert _codes(src) == [(5, "PL102"), (8, "PL101"), (10, "PL101")]
+    # message is the newest turn. (Built per call: the clock read at import into a template
+    # made at import is the process's one prompt.)
+    assert _codes(src) == [(5, "PL102"), (9, "PL101"), (11, "PL101")]
 
 
 def test_langchain_create_agent_and_langgraph_prompt() -> None:

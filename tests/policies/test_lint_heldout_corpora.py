@@ -104,10 +104,11 @@ CORPORA = (
         # context read by its name, system messages spread at a converted history's head): TS
         # volatile 1/2 -> 2/2, structural 1/4 -> 3/4, precision 2/7 -> 5/9.
         # Raised by the request-reach decision (branch h30r2: a one-shot request's date):
-        # TS precision 5/9 -> 5/8.
+        # TS precision 5/9 -> 5/8. Python precision 2/3 -> 2/2 by branch h30py1 (a
+        # conversation's id handed to a memory store's eviction is no history).
         test={
             "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (5, 8)},
-            "py": {"volatile": (0, 0), "structural": (2, 5), "precision": (2, 3)},
+            "py": {"volatile": (0, 0), "structural": (2, 5), "precision": (2, 2)},
         },
     ),
     HeldOut(
@@ -147,7 +148,9 @@ CORPORA = (
         # the working directory in Python, modes fixed per instance).
         dev={
             "ts": {"volatile": (2, 2), "structural": (2, 2), "precision": (4, 4)},
-            "py": {"volatile": (2, 2), "structural": (2, 2), "precision": (6, 8)},
+            # Python precision 6/8 -> 6/7 by branch h30py1 (a clock read at import into a
+            # prompt constant).
+            "py": {"volatile": (2, 2), "structural": (2, 2), "precision": (6, 7)},
         },
         # Scored once by the lead (main fe89576, the round's final rules; the rules before the
         # round, main aa5c297, give the same findings): TS 3/3, 1/3, 4/10; Python 0/2, 2/7,
@@ -175,7 +178,11 @@ CORPORA = (
         # 13/19 -> 14/18.
         dev={
             "ts": {"volatile": (0, 0), "structural": (8, 8), "precision": (14, 18)},
-            "py": {"volatile": (0, 1), "structural": (0, 2), "precision": (0, 6)},
+            # Python 0/1, 0/2, 0/6 -> 1/1, 1/2, 2/4 by branch h30py1 (prompt constants dated at
+            # import, a side classifier's excerpt, a date heading a prompt text that carries
+            # the conversation, a tool list narrowed inside a request loop, a one-shot request
+            # object).
+            "py": {"volatile": (1, 1), "structural": (1, 2), "precision": (2, 4)},
         },
         # Scored once by the lead (main e30c133 before this round's rules, 977916f after
         # the request-reach decision of branch h30r2: the same findings line for line), every
@@ -185,7 +192,9 @@ CORPORA = (
         # (branch h30s): TS precision 8/27 -> 8/14.
         test={
             "ts": {"volatile": (3, 4), "structural": (3, 12), "precision": (8, 14)},
-            "py": {"volatile": (1, 3), "structural": (8, 15), "precision": (13, 16)},
+            # Python 1/3, 8/15, 13/16 -> 2/3, 11/15, 20/20 by branch h30py1 (see
+            # policies/README.md).
+            "py": {"volatile": (2, 3), "structural": (11, 15), "precision": (20, 20)},
         },
     ),
     HeldOut(

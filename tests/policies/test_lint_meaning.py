@@ -115,7 +115,7 @@ def test_walk_reads_agent_dot_folders_and_skips_exact_document_names(tmp_path: P
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "node_modules" / "p.j2").write_text("{{ now }}\n")
     (tmp_path / "history.py").write_text(
-        "import datetime\nsystem_prompt = f'{datetime.datetime.now()}'\n"
+        "import datetime\ndef system_prompt():\n    return f'{datetime.datetime.now()}'\n"
     )
     rules = tmp_path / ".cursor" / "rules"
     rules.mkdir(parents=True)

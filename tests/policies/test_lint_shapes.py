@@ -126,25 +126,26 @@ def test_a_clock_appended_to_an_agents_system_prompt() -> None:
 def test_a_constant_that_reads_like_a_system_prompt() -> None:
     # A module constant of any name that opens like a persona is a system prompt; upper-case
     # names only are constants (a local `prompt = "You are given ..."` is often a user turn).
+    # (The clock read at import into a constant is no finding: the process id stands in.)
     src = (
-        "import datetime\n"
+        "import datetime, os\n"
         "HEADER = (\n"
-        "    'You are Ledger, a bookkeeping assistant. Today is '\n"
-        "    + datetime.date.today().isoformat()\n"
+        "    'You are Ledger, a bookkeeping assistant. Worker '\n"
+        "    + str(os.getpid())\n"
         ")\n"
         "def ask(query):\n"
         "    question = 'You are given a list: ' + str(datetime.datetime.now())\n"
         "    return question\n"
     )
     found = lint_source(src, "prompts.py")
-    assert [(f.line, f.code, f.severity) for f in found] == [(4, "PL102", "note")]
+    assert [(f.line, f.code, f.severity) for f in found] == [(4, "PL106", "warning")]
 
 
 def test_an_upper_case_system_prompt_constant_alone_in_its_file() -> None:
     # The pre-filter read only lower-case hints, so a file holding nothing but
     # `SYSTEM_PROMPT = ...` was never analysed.
-    src = "import time\nSYSTEM_PROMPT = 'Reply briefly. Epoch: ' + str(time.time())\n"
-    assert _codes(src, "consts.py") == [(2, "PL101")]
+    src = "import uuid\nSYSTEM_PROMPT = 'Reply briefly. Session: ' + str(uuid.uuid4())\n"
+    assert _codes(src, "consts.py") == [(2, "PL103")]
 
 
 def test_a_context_provider_renders_into_the_system_prompt() -> None:
