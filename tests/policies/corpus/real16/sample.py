@@ -6,6 +6,7 @@ SKIPPED.txt.
     python tests/policies/corpus/real16/sample.py --reserve --volatile N  # volatile, reserve
     python tests/policies/corpus/real16/sample.py --reserve2 --volatile N # volatile, 2nd reserve
     python tests/policies/corpus/real16/sample.py --reserve3 --volatile N # volatile, 3rd reserve
+    python tests/policies/corpus/real16/sample.py --reserve4 --volatile N # volatile, 4th reserve
     python tests/policies/corpus/real16/sample.py --upto K --volatile N   # volatile, main list
     python tests/policies/corpus/real16/sample.py --upto K --more N       # a structural step
     (--upto K: consider only the first K candidates, those whose fetch was tried)
@@ -14,8 +15,9 @@ A thin wrapper round the shared ../realsample.py's `Draw` with real10's strata, 
 ../real10/sample.py so that they cannot drift, and real15's `ReserveDraw` and `Reserve2Draw` (a
 step over CANDIDATES.tsv's second block, the `search-N` rows, or its third, the `search2-N` rows
 of amendment 1, in its order), imported from ../real15/sample.py, and `Reserve3Draw` (amendment
-3: the fourth block, the `search3-` rows), a subclass of real15's `ReserveDraw`. It never reads a
-file's meaning, only counts matching lines and eligible files.
+3: the fourth block, the `search3-` rows) and `Reserve4Draw` (amendment 5: the fifth block, the
+`search4-` rows), subclasses of real15's `ReserveDraw`. It never reads a file's meaning, only
+counts matching lines and eligible files.
 """
 
 from __future__ import annotations
@@ -45,11 +47,19 @@ class Reserve3Draw(real15.ReserveDraw):
     prefix: str = "search3-"
 
 
+class Reserve4Draw(real15.ReserveDraw):
+    """The same over CANDIDATES.tsv's fifth block (amendment 5's fourth reserve, the `search4-N`
+    rows)."""
+
+    prefix: str = "search4-"
+
+
 # the reserve draw of each flag (real15's classes, and amendment 3's subclass of them)
 RESERVES = {
     "--reserve": real15.ReserveDraw,
     "--reserve2": real15.Reserve2Draw,
     "--reserve3": Reserve3Draw,
+    "--reserve4": Reserve4Draw,
 }
 
 
