@@ -123,7 +123,8 @@ class Snapshot:
         for p in self.paths():
             if p.split(".")[0].upper() in ("LICENSE", "LICENCE", "COPYING") and "/" not in p:
                 first = next((ln.strip() for ln in self.text(p).splitlines() if ln.strip()), "")
-                return first[:60]
+                # an empty licence file (real16 met one) is recorded as such, not as ""
+                return first[:60] or "empty licence file"
         return "none found"
 
 

@@ -61,6 +61,10 @@ class Corpus:
 def extract(corpus: Corpus, mirror: Path) -> None:
     for row in corpus.manifest():
         git = mirror / row["repo"].replace("/", "+") / "repo"
+        # a few snapshots come from the fetch tool as `repo/.git` (a clone without its work
+        # tree) rather than a bare `repo`; realsample.open_snapshot reads them the same way
+        if (git / ".git").is_dir():
+            git = git / ".git"
         out = subprocess.run(
             ["git", "--git-dir", str(git), "show", f"{row['commit']}:{row['path']}"],
             capture_output=True,

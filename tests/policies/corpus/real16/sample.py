@@ -5,6 +5,8 @@ SKIPPED.txt.
     python tests/policies/corpus/real16/sample.py --upto K                # the first draw
     python tests/policies/corpus/real16/sample.py --reserve --volatile N  # volatile, reserve
     python tests/policies/corpus/real16/sample.py --reserve2 --volatile N # volatile, 2nd reserve
+    python tests/policies/corpus/real16/sample.py --reserve3 --volatile N # volatile, 3rd reserve
+    python tests/policies/corpus/real16/sample.py --reserve4 --volatile N # volatile, 4th reserve
     python tests/policies/corpus/real16/sample.py --upto K --volatile N   # volatile, main list
     python tests/policies/corpus/real16/sample.py --upto K --more N       # a structural step
     (--upto K: consider only the first K candidates, those whose fetch was tried)
@@ -12,8 +14,10 @@ SKIPPED.txt.
 A thin wrapper round the shared ../realsample.py's `Draw` with real10's strata, imported from
 ../real10/sample.py so that they cannot drift, and real15's `ReserveDraw` and `Reserve2Draw` (a
 step over CANDIDATES.tsv's second block, the `search-N` rows, or its third, the `search2-N` rows
-of amendment 1, in its order), imported from ../real15/sample.py. It never reads a file's
-meaning, only counts matching lines and eligible files.
+of amendment 1, in its order), imported from ../real15/sample.py, and `Reserve3Draw` (amendment
+3: the fourth block, the `search3-` rows) and `Reserve4Draw` (amendment 5: the fifth block, the
+`search4-` rows), subclasses of real15's `ReserveDraw`. It never reads a file's meaning, only
+counts matching lines and eligible files.
 """
 
 from __future__ import annotations
@@ -36,8 +40,27 @@ _spec.loader.exec_module(real15)
 DRAW = rs.real10_draw(HERE)
 
 
-# the reserve draw of each flag (real15's classes)
-RESERVES = {"--reserve": real15.ReserveDraw, "--reserve2": real15.Reserve2Draw}
+class Reserve3Draw(real15.ReserveDraw):
+    """real10's draw over CANDIDATES.tsv's fourth block (amendment 3's third reserve, the
+    `search3-sN` and `search3-qN` rows) only, in its order."""
+
+    prefix: str = "search3-"
+
+
+class Reserve4Draw(real15.ReserveDraw):
+    """The same over CANDIDATES.tsv's fifth block (amendment 5's fourth reserve, the `search4-N`
+    rows)."""
+
+    prefix: str = "search4-"
+
+
+# the reserve draw of each flag (real15's classes, and amendment 3's subclass of them)
+RESERVES = {
+    "--reserve": real15.ReserveDraw,
+    "--reserve2": real15.Reserve2Draw,
+    "--reserve3": Reserve3Draw,
+    "--reserve4": Reserve4Draw,
+}
 
 
 def main(argv: list[str]) -> int:
