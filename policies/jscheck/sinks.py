@@ -1126,8 +1126,47 @@ class SinkCheck:
             return False
         scope, vals, _ = self.ev.m.lookup(node, self.src.text(node))
         if vals is not None and scope is not None:
-            return scope.type != "program" and not all(self._literal(v) for v in vals)
+            return (
+                scope.type != "program"
+                and not all(self._literal(v) for v in vals)
+                and not all(self._from_constants(v, 3) for v in vals)
+            )
         return scope_of(node).type != "program"
+
+    def _from_constants(self, value: Node, depth: int) -> bool:
+        """Whether `value` is built only of literals, the module's constants and imports, and
+        locals built so in turn (`categoriesContext = USE ? "..." + categoryList : ""` with
+        `categoryList` joined from an imported JSON file): the same text on every call. A
+        parameter, a call's result bound elsewhere or a name not bound here is not."""
+        if depth == 0:
+            return False
+        own = {
+            self.src.text(x)
+            for f in walk(value)
+            if f.type in FUNCTIONS
+            for p in (f.child_by_field_name("parameters"), f.child_by_field_name("parameter"))
+            if p is not None
+            for x in walk(p)
+            if x.type == "identifier"
+        }
+        for n in walk(value):
+            if n.type not in ("identifier", "shorthand_property_identifier"):
+                continue
+            name = self.src.text(n)
+            if name in ("undefined", "true", "false", "null"):
+                continue
+            if name in own:
+                continue  # a parameter of a callback inside the value (`(c) => c.id`)
+            scope, vals, fn = self.ev.m.lookup(n, name)
+            if scope is None:
+                if name in self.ev.m.imports:
+                    continue
+                return False
+            if fn is not None or not vals:
+                return False
+            if not all(self._from_constants(v, depth - 1) for v in vals):
+                return False
+        return True
 
     def _literal(self, node: Node) -> bool:
         node = unwrap(node)

@@ -1,0 +1,117 @@
+"""TypeScript shapes where the rules follow a value to decide whether it changes per request:
+a `...Context` made only of constants, a request body's settings, the date of a record. Each
+case is a minimal, real-shaped example beside its twin that is reported."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+from prefixlock.policies.findings import Finding
+
+
+def _lint(text: str, path: str = "route.ts") -> list[Finding]:
+    return lint_source(text, path, model="claude-sonnet-4-6")
+
+
+def _lines(text: str, code: str) -> set[int]:
+    return {f.line for f in _lint(text) if f.code == code}
+
+
+# --- a `...Context` built only of the module's constants and imports (PL304) ---------------
+
+CONTEXT_TS = """import Anthropic from "@anthropic-ai/sdk";
+import categories from "./categories.json";
+
+const anthropic = new Anthropic();
+
+export async function POST(req: Request, extra: string) {
+  const { messages } = await req.json();
+  const USE_CATEGORIES = true;
+  const categoryList = categories.items.map((c) => c.id).join(", ");
+  const categoriesContext = USE_CATEGORIES ? `Categories: ${SOURCE}` : "";
+  const systemPrompt = `You are a support assistant.
+  ${categoriesContext}`;
+  const response = await anthropic.messages.create({
+    model: "claude-sonnet-4-6",
+    max_tokens: 1000,
+    system: systemPrompt,
+    messages,
+  });
+  return Response.json(response);
+}
+"""
+
+
+def test_ts_a_context_made_of_constants_is_the_same_each_request() -> None:
+    assert 12 not in _lines(CONTEXT_TS.replace("SOURCE", "categoryList"), "PL304")
+
+
+def test_ts_a_context_made_of_a_parameter_is_reported() -> None:
+    assert 12 in _lines(CONTEXT_TS.replace("SOURCE", "extra"), "PL304")
+
+
+# --- a field of the request body that the client sets alike for a conversation (PL304) ------
+
+BODY_TS = """import OpenAI from "openai";
+
+const openai = new OpenAI();
+
+export async function POST(req: Request) {
+  const body = await req.json();
+  const { messages, FIELD } = body;
+  let systemPrompt = "You are an IELTS writing coach.";
+  if (FIELD) {
+    systemPrompt += `\\n**Task:** ${FIELD}`;
+  }
+  const completion = await openai.chat.completions.create({
+    model: "gpt-4o",
+    messages: [{ role: "system", content: systemPrompt }, ...messages],
+  });
+  return Response.json(completion);
+}
+"""
+
+
+def test_ts_a_body_setting_is_no_per_request_content() -> None:
+    for field in ("taskType", "language", "locale"):
+        assert 10 not in _lines(BODY_TS.replace("FIELD", field), "PL304"), field
+
+
+def test_ts_a_body_field_of_retrieved_content_is_reported() -> None:
+    assert 10 in _lines(BODY_TS.replace("FIELD", "searchResults"), "PL304")
+
+
+# --- the date of a record, read by its name (PL102) -----------------------------------------
+
+DATE_TS = """import OpenAI from "openai";
+import { z } from "zod";
+
+const Schema = z.object({
+  message: z.string(),
+  trip: z.object({ FIELD: z.string().optional() }).optional(),
+  history: z.array(z.object({ role: z.string(), content: z.string() })),
+});
+
+export async function POST(req: Request) {
+  const openai = new OpenAI();
+  const body = await req.json();
+  const data = Schema.parse(body);
+  let systemPrompt = "You are a travel assistant.";
+  if (data.trip) {
+    const trip = data.trip;
+    systemPrompt += `\\nTrip: ${trip.FIELD ? `until ${trip.FIELD}` : "not set"}`;
+  }
+  const messages = [{ role: "system", content: systemPrompt }, ...data.history];
+  messages.push({ role: "user", content: data.message });
+  const completion = await openai.chat.completions.create({ model: "gpt-4o", messages });
+  return Response.json(completion);
+}
+"""
+
+
+def test_ts_the_date_of_a_record_is_no_clock_read() -> None:
+    for field in ("startDate", "endDate", "dueDate"):
+        assert 17 not in _lines(DATE_TS.replace("FIELD", field), "PL102"), field
+
+
+def test_ts_a_current_date_read_by_its_name_is_reported() -> None:
+    assert 17 in _lines(DATE_TS.replace("FIELD", "currentDate"), "PL102")
