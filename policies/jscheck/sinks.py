@@ -232,7 +232,32 @@ class SinkCheck:
                     and not _pair_key(n)  # `{ approvalMode: "interrupt" }`: a fixed setting
                 ):
                     return n
+                if n.type == "identifier" and self._picked_here(n):
+                    return n
         return None
+
+    def _picked_here(self, n: Node) -> bool:
+        """`subAgentType` where `const subAgentType = selectSubAgent(flowPosition, tracker)`
+        inside a function: a choice made by a call named for picking (`select`, `route`,
+        `classify`), made again on every call of the function, so on every request."""
+        scope, vals, _ = self.ev.m.lookup(n, self.src.text(n))
+        if scope is None or scope.type == "program" or not vals:
+            return False
+        for v in vals:
+            v = unwrap(v)
+            if v.type == "await_expression" and v.named_children:
+                v = unwrap(v.named_children[0])
+            if v.type != "call_expression" or not arguments(v):
+                return False
+            if words(callee_name(self.src, v))[:1] not in (
+                ["select"],
+                ["pick"],
+                ["choose"],
+                ["route"],
+                ["classify"],
+            ):
+                return False
+        return True
 
     def _picked_model(self, nodes: list[Node]) -> Node | None:
         """The first identifier under `nodes` named for the model the request picks

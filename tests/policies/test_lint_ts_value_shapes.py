@@ -115,3 +115,41 @@ def test_ts_the_date_of_a_record_is_no_clock_read() -> None:
 
 def test_ts_a_current_date_read_by_its_name_is_reported() -> None:
     assert 17 in _lines(DATE_TS.replace("FIELD", "currentDate"), "PL102")
+
+
+# --- a prompt and tools picked per request by a call named for picking (PL302) --------------
+
+PICKED_TS = """import { runAgentLoop } from "./loop";
+
+const SUB_AGENT_TOOLS = { plan: [planTool], flight: [flightTool] };
+PICK_AT_START
+export async function chat(req: Request, history: Message[], tracker: Tracker) {
+  PICK_PER_REQUEST
+  const allowedTools = SUB_AGENT_TOOLS[subAgentType];
+  let systemPromptOverride: string | undefined;
+  switch (subAgentType) {
+    case "plan":
+      systemPromptOverride = buildPlanAgentPrompt(tracker);
+      break;
+    default:
+      systemPromptOverride = buildFlightAgentPrompt(tracker);
+  }
+  return runAgentLoop(history, systemPromptOverride, allowedTools);
+}
+"""
+
+_PICK = "const subAgentType = selectSubAgent(position, tracker);"
+
+
+def test_ts_a_sub_agent_selected_per_request_picks_the_prompt_and_tools() -> None:
+    text = PICKED_TS.replace("PICK_AT_START", "").replace(
+        "PICK_PER_REQUEST", _PICK.replace("position", "req.position")
+    )
+    assert {7, 11} <= _lines(text, "PL302")
+
+
+def test_ts_a_sub_agent_selected_once_at_start_is_no_per_request_choice() -> None:
+    text = PICKED_TS.replace("PICK_AT_START", _PICK.replace("tracker", "DEFAULTS")).replace(
+        "PICK_PER_REQUEST", ""
+    )
+    assert not _lines(text, "PL302")
