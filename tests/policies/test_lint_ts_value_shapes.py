@@ -153,3 +153,40 @@ def test_ts_a_sub_agent_selected_once_at_start_is_no_per_request_choice() -> Non
         "PICK_PER_REQUEST", ""
     )
     assert not _lines(text, "PL302")
+
+
+# --- a value read once for a run that owns its conversation (PL1xx) -------------------------
+
+RUN_TS = """export async function runAgent(provider: Provider, task: string, HISTORY_PARAM) {
+  START
+  const frozen = `Today is ${new Date().toDateString()}.`;
+  for (let turn = 1; turn <= 20; turn++) {
+    const system = `You are a coding agent.\\n${READ}`;
+    const reply = await provider.runTurn({ systemPrompt: system, messages });
+    messages.push({ role: "assistant", content: reply.text });
+    if (!reply.toolCalls.length) break;
+  }
+  return messages;
+}
+"""
+
+
+def _run(start: str, read: str, param: str = "extra: string") -> str:
+    return RUN_TS.replace("START", start).replace("READ", read).replace("HISTORY_PARAM", param)
+
+
+_FRESH = 'const messages = [{ role: "user", content: task }];'
+
+
+def test_ts_a_date_read_before_the_loop_of_a_run_that_starts_its_conversation_is_kept() -> None:
+    assert not _lines(_run(_FRESH, "${frozen}"), "PL102")
+
+
+def test_ts_a_date_read_inside_the_loop_is_reported() -> None:
+    assert 5 in _lines(_run(_FRESH, "Today is ${new Date().toDateString()}."), "PL102")
+
+
+def test_ts_a_date_read_before_the_loop_of_a_handed_in_history_is_reported() -> None:
+    # The function goes on with a conversation it was handed: a later call, on another day,
+    # sends the same history under another date.
+    assert _lines(_run("", "${frozen}", "messages: Message[]"), "PL102")
