@@ -3,7 +3,14 @@ conversation: a function that starts the message list itself (`const messages = 
 "user", content: prompt }]`) and then sends its requests from a loop, with the value read in
 that function before the loop (`const frozenBlock = render(tree)` ahead of `for (turn...)`).
 Every request of that conversation carries the same bytes, so the prefix stays cached; a value
-read inside the loop is still reported. Pure: a tree and findings in, findings out.
+read inside the loop is still reported.
+
+Likewise a value fixed for the life of the process (`process.cwd()`, `os.hostname()`) written
+into the system message of a conversation the process starts itself (`this.messages = [{ role:
+"system", ... }]`, or `messages[0] = {...}` replacing it): no request of that conversation can
+see another value. Where the list also carries messages from elsewhere (`...restored`), a
+conversation saved by an earlier run goes on under this run's value, and that is reported.
+Pure: a tree and findings in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -23,6 +30,10 @@ _CONVERSATION = frozenset({"messages", "history", "conversation", "msgs", "trans
 # "... is a date value (new Date(), line 18) that reaches `system` (line 22), ...": the line
 # the value is read on and the line of the prompt it reaches.
 _VALUE_AND_SINK = re.compile(r" value \(.*?, line (\d+)\) that reaches .*?\(line (\d+)\)")
+# Reads whose value is fixed while the process runs.
+_PROCESS_LIFE = re.compile(
+    r" value \((process\.cwd|os\.hostname|os\.homedir|os\.platform|os\.userInfo)\(\), line \d+\)"
+)
 
 
 def _span(node: Node) -> tuple[int, int]:
@@ -37,7 +48,19 @@ def drop_read_once_per_run(src: Source, found: list[Finding]) -> list[Finding]:
     starts: dict[int, int] = {}
     loops: dict[int, list[tuple[int, int]]] = {}
     spans: dict[int, tuple[int, int]] = {}
+    # Lines of message objects in a list this file starts (True) or one that also takes
+    # messages from elsewhere (False).
+    started: dict[int, bool] = {}
     for n in walk(src.root):
+        if n.type == "object" and n.parent is not None:
+            p = n.parent
+            if p.type == "array":
+                started[src.pos(n)[0]] = not any(
+                    c.type == "spread_element" for c in p.named_children
+                )
+            elif p.type == "assignment_expression" and p.child_by_field_name("right") == n:
+                left = p.child_by_field_name("left")
+                started[src.pos(n)[0]] = left is not None and left.type == "subscript_expression"
         if n.type in _LOOPS:
             fn = function_of(n)
             if fn is not None:
@@ -63,6 +86,8 @@ def drop_read_once_per_run(src: Source, found: list[Finding]) -> list[Finding]:
         if m is None:
             return False
         value, sink = int(m.group(1)), int(m.group(2))
+        if _PROCESS_LIFE.search(f.message) and started.get(sink, False):
+            return True
         for fid, start in starts.items():
             lo, hi = spans[fid]
             if not (lo <= value <= hi and lo <= sink <= hi):

@@ -190,3 +190,29 @@ def test_ts_a_date_read_before_the_loop_of_a_handed_in_history_is_reported() -> 
     # The function goes on with a conversation it was handed: a later call, on another day,
     # sends the same history under another date.
     assert _lines(_run("", "${frozen}", "messages: Message[]"), "PL102")
+
+
+# --- the working directory in the system message of a conversation the process starts -------
+
+CWD_TS = """export class MessageManager {
+  private messages: Message[] = [];
+
+  reset(): void {
+    this.messages = [
+      {
+        role: "system",
+        content: getSystemPrompt(process.cwd(), this.tools),
+      },
+      RESTORED
+    ];
+  }
+}
+"""
+
+
+def test_ts_the_working_directory_in_a_conversation_started_here_is_fixed() -> None:
+    assert not _lines(CWD_TS.replace("RESTORED", ""), "PL105")
+
+
+def test_ts_the_working_directory_ahead_of_a_restored_conversation_is_reported() -> None:
+    assert 8 in _lines(CWD_TS.replace("RESTORED", "...saved,"), "PL105")
