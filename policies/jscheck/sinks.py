@@ -1129,8 +1129,16 @@ class SinkCheck:
             if taint.kind != RETRIEVED:
                 continue
             key = (taint.line, taint.what, taint.path)
-            if key in self._fetches or sink_line in self._request_sinks:
-                return  # one finding a sink: what was fetched, or the request itself
+            # One finding a sink, what was fetched or the request itself; but each option of
+            # a prompt builder's call (`buildWriterSystemPrompt({ format, additionalMaterial
+            # })`) is an input of its own, reported once each.
+            option = (
+                sink.endswith("()`")
+                and (leaf.id, "PL304") not in self._seen
+                and self._option_of_call(leaf)
+            )
+            if key in self._fetches or (sink_line in self._request_sinks and not option):
+                return
             self._fetches.add(key)
             self._request_sinks.add(sink_line)
             where = f"line {taint.line}" + (f" of {taint.path}" if taint.path else "")
@@ -1142,6 +1150,23 @@ class SinkCheck:
                 "there on every request and the whole history is sent again uncached; put it "
                 "in the newest user message",
             )
+
+    def _option_of_call(self, leaf: Node) -> bool:
+        """`leaf` is a whole option of an object handed to a call (`{ additionalMaterial }`,
+        `{ format: normalizedFormat }`)."""
+        p = leaf.parent
+        if leaf.type == "shorthand_property_identifier":
+            obj = p
+        elif p is not None and p.type == "pair" and p.child_by_field_name("value") == leaf:
+            obj = p.parent
+        else:
+            return False
+        return (
+            obj is not None
+            and obj.type == "object"
+            and obj.parent is not None
+            and obj.parent.type == "arguments"
+        )
 
     def _varies(self, node: Node) -> bool:
         """A parameter of a function, or a name bound inside one to something other than

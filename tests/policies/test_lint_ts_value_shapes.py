@@ -216,3 +216,37 @@ def test_ts_the_working_directory_in_a_conversation_started_here_is_fixed() -> N
 
 def test_ts_the_working_directory_ahead_of_a_restored_conversation_is_reported() -> None:
     assert 8 in _lines(CWD_TS.replace("RESTORED", "...saved,"), "PL105")
+
+
+# --- each option of a prompt builder's call is an input of its own (PL304) -------------------
+
+OPTIONS_TS = """import OpenAI from "openai";
+const openai = new OpenAI();
+
+export async function POST(req: Request) {
+  const body = await req.json();
+  const { clientId, format, history, message, SECOND } = body;
+  const systemPrompt = await buildWriterSystemPrompt({
+    clientId,
+    format: format || "post",
+    SECOND,
+  });
+  const completion = await openai.chat.completions.create({
+    model: "gpt-4o",
+    messages: [
+      { role: "system", content: systemPrompt },
+      ...history,
+      { role: "user", content: message },
+    ],
+  });
+  return Response.json(completion);
+}
+"""
+
+
+def test_ts_two_request_fields_handed_to_a_prompt_builder_are_two_findings() -> None:
+    assert {9, 10} <= _lines(OPTIONS_TS.replace("SECOND", "additionalMaterial"), "PL304")
+
+
+def test_ts_a_conversation_setting_beside_a_request_field_is_one_finding() -> None:
+    assert _lines(OPTIONS_TS.replace("SECOND", "workspaceId"), "PL304") == {9}
