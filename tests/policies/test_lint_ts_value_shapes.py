@@ -250,3 +250,34 @@ def test_ts_two_request_fields_handed_to_a_prompt_builder_are_two_findings() -> 
 
 def test_ts_a_conversation_setting_beside_a_request_field_is_one_finding() -> None:
     assert _lines(OPTIONS_TS.replace("SECOND", "workspaceId"), "PL304") == {9}
+
+
+# --- state in a system message, then the list's own messages put back after a cut (PL304) ---
+
+STATE_TS = """export async function runTask(client, webContents, chatHistory, userMessage) {
+  const messages = [];
+  messages.push({ role: "system", content: SYSTEM_PROMPT });
+  messages.push({ role: "user", content: userMessage });
+  const currentUrl = webContents.getURL();
+  messages.push({ role: "system", content: `Current page: ${currentUrl}` });
+  AFTER
+  for (let round = 0; round < 10; round++) {
+    const reply = await client.chat.completions.create({ model: "gpt-4o", messages });
+    messages.push(reply.choices[0].message);
+  }
+}
+"""
+
+_CUT = """if (messages.length > 40) {
+    const keep = messages.slice(0, 2).concat(messages.slice(-30));
+    messages.length = 0;
+    messages.push(...keep);
+  }"""
+
+
+def test_ts_the_lists_own_messages_put_back_after_a_cut_are_no_history_after_state() -> None:
+    assert 6 not in _lines(STATE_TS.replace("AFTER", _CUT), "PL304")
+
+
+def test_ts_a_history_pushed_after_a_state_system_message_is_reported() -> None:
+    assert 6 in _lines(STATE_TS.replace("AFTER", "messages.push(...chatHistory);"), "PL304")
