@@ -786,6 +786,8 @@ class SinkCheck:
                             self._add(fill, taint, f"the template slot {slot}", src.pos(call)[0])
                 return
             if slot is not None and is_slot(slot):
+                if _translated(src, call):
+                    return  # `t("doneDesc").replace("{steps}", n)`: a UI string, no prompt
                 if prefix_name(_chain_root(src, call)):
                     # `system.replace("{search_results}", results)`: a slot of the system
                     # prompt, where the current request and what was fetched for it count too.
@@ -1364,6 +1366,26 @@ def _bound_here(ident: Node) -> bool:
         return p.child_by_field_name("name") == ident
     if p.type in ("assignment_expression", "augmented_assignment_expression"):
         return p.child_by_field_name("left") == ident
+    return False
+
+
+# Lookups of a translated UI string (`t("key")`, `i18n.t`, `$t`, `intl.formatMessage`).
+_TRANSLATE = frozenset({"t", "$t", "translate", "formatMessage"})
+
+
+def _translated(src: Source, call: Node) -> bool:
+    """Whether a chain of `.replace` calls starts from a translated UI string: what it fills
+    is shown to the user in the app's language, not sent as a prompt."""
+    n: Node | None = call
+    while n is not None and n.type == "call_expression":
+        fn = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
+        if fn.type == "member_expression":
+            if callee_name(src, n) in _TRANSLATE:
+                return True
+            nxt = fn.child_by_field_name("object")
+            n = unwrap(nxt) if nxt is not None else None
+        else:
+            return callee_name(src, n) in _TRANSLATE
     return False
 
 

@@ -281,3 +281,21 @@ def test_ts_the_lists_own_messages_put_back_after_a_cut_are_no_history_after_sta
 
 def test_ts_a_history_pushed_after_a_state_system_message_is_reported() -> None:
     assert 6 in _lines(STATE_TS.replace("AFTER", "messages.push(...chatHistory);"), "PL304")
+
+
+# --- a translated UI string's slots are no prompt template (PL106) ---------------------------
+
+UI_TS = """export function finish(goal: string, currentSteps: Step[], t: (k: string) => string) {
+  const steps = [...currentSteps];
+  const text = TEMPLATE.replace("{steps}", steps.length.toString()).replace("{goal}", goal);
+  return text;
+}
+"""
+
+
+def test_ts_a_translated_ui_string_filled_with_a_step_count_is_no_prompt() -> None:
+    assert not _lines(UI_TS.replace("TEMPLATE", 't("taskCompletedDesc")'), "PL106")
+
+
+def test_ts_a_prompt_template_filled_with_a_step_count_is_reported() -> None:
+    assert 3 in _lines(UI_TS.replace("TEMPLATE", "PROMPT_TEMPLATE"), "PL106")
