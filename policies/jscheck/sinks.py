@@ -96,6 +96,10 @@ _MACHINE = frozenset(
 )
 _MEASURES = frozenset(
     {"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids", "budget"}
+    # What is measured or set about a prompt (`systemPromptAttention`, a calibration's verdict
+    # on how well a model heeds it; `systemPromptVersion`, `instructionsEnabled`).
+    | {"attention", "adherence", "compliance", "score", "scores", "accuracy", "ratio", "rate"}
+    | {"version", "hash", "enabled", "chars", "limit"}
 )
 # Names of a kept conversation, whose first message was written (and reported) earlier.
 _KEPT_LISTS = frozenset({"messages", "history", "conversation", "transcript", "msgs"})

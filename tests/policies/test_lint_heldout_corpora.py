@@ -65,8 +65,9 @@ CORPORA = (
         # The branch's rules when the labels were done (policies/ at bbfc779).
         dev={
             # 3/4 since branch h30g: a record's `instructions` for a person are no prompt, and
-            # recent turns handed to a progress tracker are no window.
-            "ts": {"volatile": (2, 2), "structural": (0, 2), "precision": (3, 4)},
+            # recent turns handed to a progress tracker are no window. 3/3 since branch h30ts1:
+            # a calibration's `systemPromptAttention` verdict is no prompt text.
+            "ts": {"volatile": (2, 2), "structural": (0, 2), "precision": (3, 3)},
             "py": {"volatile": (0, 0), "structural": (1, 2), "precision": (3, 3)},
         },
         # Scored once by the lead; raised by the data-flow pass and bundle rule after real11

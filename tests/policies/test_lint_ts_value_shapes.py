@@ -299,3 +299,25 @@ def test_ts_a_translated_ui_string_filled_with_a_step_count_is_no_prompt() -> No
 
 def test_ts_a_prompt_template_filled_with_a_step_count_is_reported() -> None:
     assert 3 in _lines(UI_TS.replace("TEMPLATE", "PROMPT_TEMPLATE"), "PL106")
+
+
+# --- a field named for what is measured about a system prompt (PL304) -----------------------
+
+MEASURED_TS = """export async function calibrate(modelId: string, runs: number) {
+  const results: ProbeResults[] = [];
+  for (let i = 0; i < runs; i++) results.push(await runProbes(modelId));
+  return {
+    modelId,
+    FIELD: majority(results.map((r) => r.verdict)),
+  };
+}
+"""
+
+
+def test_ts_a_verdict_about_the_system_prompt_is_no_prompt_text() -> None:
+    for field in ("systemPromptAttention", "systemPromptVersion"):
+        assert not _lines(MEASURED_TS.replace("FIELD", field), "PL304"), field
+
+
+def test_ts_retrieved_results_in_a_system_prompt_field_are_reported() -> None:
+    assert 6 in _lines(MEASURED_TS.replace("FIELD", "systemPrompt"), "PL304")
