@@ -4,8 +4,8 @@ list (`sinks`, following values with `values`), and the structure of requests (`
 history windows, per-request content before the history, tools chosen per mode, side requests
 with another prefix; `pickedtools`: a prompt or tools picked by an option sent with the
 request; `servercut`, `stepstate`: a cut asked of the server, the current step written into the
-system prompt). Findings are then dropped where `chainstart`, `instancemode` and `measured`
-show that no later request of the conversation reads the part reported. Pure: text in,
+system prompt). Findings are then dropped where `chainstart`, `instancemode`, `measured` and
+`runonce` show that no later request of the conversation reads the part reported. Pure: text in,
 findings out; another file of the project is read only through the loader the engine passes
 in.
 """
@@ -28,6 +28,7 @@ from .pickedtools import check_tools_picked_by_request
 from .prefixflow import check_prefix_flow
 from .reach import Importers, drop_unreached
 from .rewrites import check_rewrites
+from .runonce import drop_read_once_per_run
 from .servercut import check_server_cut
 from .sinks import SinkCheck
 from .stepstate import check_step_state
@@ -88,5 +89,6 @@ def check_js(
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
+    found = drop_read_once_per_run(src, found)
     found = drop_unreached(src, found, importers)
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -96,6 +96,10 @@ _MACHINE = frozenset(
 )
 _MEASURES = frozenset(
     {"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids", "budget"}
+    # What is measured or set about a prompt (`systemPromptAttention`, a calibration's verdict
+    # on how well a model heeds it; `systemPromptVersion`, `instructionsEnabled`).
+    | {"attention", "adherence", "compliance", "score", "scores", "accuracy", "ratio", "rate"}
+    | {"version", "hash", "enabled", "chars", "limit"}
 )
 # Names of a kept conversation, whose first message was written (and reported) earlier.
 _KEPT_LISTS = frozenset({"messages", "history", "conversation", "transcript", "msgs"})
@@ -232,7 +236,32 @@ class SinkCheck:
                     and not _pair_key(n)  # `{ approvalMode: "interrupt" }`: a fixed setting
                 ):
                     return n
+                if n.type == "identifier" and self._picked_here(n):
+                    return n
         return None
+
+    def _picked_here(self, n: Node) -> bool:
+        """`subAgentType` where `const subAgentType = selectSubAgent(flowPosition, tracker)`
+        inside a function: a choice made by a call named for picking (`select`, `route`,
+        `classify`), made again on every call of the function, so on every request."""
+        scope, vals, _ = self.ev.m.lookup(n, self.src.text(n))
+        if scope is None or scope.type == "program" or not vals:
+            return False
+        for v in vals:
+            v = unwrap(v)
+            if v.type == "await_expression" and v.named_children:
+                v = unwrap(v.named_children[0])
+            if v.type != "call_expression" or not arguments(v):
+                return False
+            if words(callee_name(self.src, v))[:1] not in (
+                ["select"],
+                ["pick"],
+                ["choose"],
+                ["route"],
+                ["classify"],
+            ):
+                return False
+        return True
 
     def _picked_model(self, nodes: list[Node]) -> Node | None:
         """The first identifier under `nodes` named for the model the request picks
@@ -761,6 +790,8 @@ class SinkCheck:
                             self._add(fill, taint, f"the template slot {slot}", src.pos(call)[0])
                 return
             if slot is not None and is_slot(slot):
+                if _translated(src, call):
+                    return  # `t("doneDesc").replace("{steps}", n)`: a UI string, no prompt
                 if prefix_name(_chain_root(src, call)):
                     # `system.replace("{search_results}", results)`: a slot of the system
                     # prompt, where the current request and what was fetched for it count too.
@@ -1104,8 +1135,16 @@ class SinkCheck:
             if taint.kind != RETRIEVED:
                 continue
             key = (taint.line, taint.what, taint.path)
-            if key in self._fetches or sink_line in self._request_sinks:
-                return  # one finding a sink: what was fetched, or the request itself
+            # One finding a sink, what was fetched or the request itself; but each option of
+            # a prompt builder's call (`buildWriterSystemPrompt({ format, additionalMaterial
+            # })`) is an input of its own, reported once each.
+            option = (
+                sink.endswith("()`")
+                and (leaf.id, "PL304") not in self._seen
+                and self._option_of_call(leaf)
+            )
+            if key in self._fetches or (sink_line in self._request_sinks and not option):
+                return
             self._fetches.add(key)
             self._request_sinks.add(sink_line)
             where = f"line {taint.line}" + (f" of {taint.path}" if taint.path else "")
@@ -1118,6 +1157,23 @@ class SinkCheck:
                 "in the newest user message",
             )
 
+    def _option_of_call(self, leaf: Node) -> bool:
+        """`leaf` is a whole option of an object handed to a call (`{ additionalMaterial }`,
+        `{ format: normalizedFormat }`)."""
+        p = leaf.parent
+        if leaf.type == "shorthand_property_identifier":
+            obj = p
+        elif p is not None and p.type == "pair" and p.child_by_field_name("value") == leaf:
+            obj = p.parent
+        else:
+            return False
+        return (
+            obj is not None
+            and obj.type == "object"
+            and obj.parent is not None
+            and obj.parent.type == "arguments"
+        )
+
     def _varies(self, node: Node) -> bool:
         """A parameter of a function, or a name bound inside one to something other than
         literal text (`hasImages ? '...' : ''` is one of two fixed texts): made per call, not a
@@ -1126,8 +1182,47 @@ class SinkCheck:
             return False
         scope, vals, _ = self.ev.m.lookup(node, self.src.text(node))
         if vals is not None and scope is not None:
-            return scope.type != "program" and not all(self._literal(v) for v in vals)
+            return (
+                scope.type != "program"
+                and not all(self._literal(v) for v in vals)
+                and not all(self._from_constants(v, 3) for v in vals)
+            )
         return scope_of(node).type != "program"
+
+    def _from_constants(self, value: Node, depth: int) -> bool:
+        """Whether `value` is built only of literals, the module's constants and imports, and
+        locals built so in turn (`categoriesContext = USE ? "..." + categoryList : ""` with
+        `categoryList` joined from an imported JSON file): the same text on every call. A
+        parameter, a call's result bound elsewhere or a name not bound here is not."""
+        if depth == 0:
+            return False
+        own = {
+            self.src.text(x)
+            for f in walk(value)
+            if f.type in FUNCTIONS
+            for p in (f.child_by_field_name("parameters"), f.child_by_field_name("parameter"))
+            if p is not None
+            for x in walk(p)
+            if x.type == "identifier"
+        }
+        for n in walk(value):
+            if n.type not in ("identifier", "shorthand_property_identifier"):
+                continue
+            name = self.src.text(n)
+            if name in ("undefined", "true", "false", "null"):
+                continue
+            if name in own:
+                continue  # a parameter of a callback inside the value (`(c) => c.id`)
+            scope, vals, fn = self.ev.m.lookup(n, name)
+            if scope is None:
+                if name in self.ev.m.imports:
+                    continue
+                return False
+            if fn is not None or not vals:
+                return False
+            if not all(self._from_constants(v, depth - 1) for v in vals):
+                return False
+        return True
 
     def _literal(self, node: Node) -> bool:
         node = unwrap(node)
@@ -1275,6 +1370,26 @@ def _bound_here(ident: Node) -> bool:
         return p.child_by_field_name("name") == ident
     if p.type in ("assignment_expression", "augmented_assignment_expression"):
         return p.child_by_field_name("left") == ident
+    return False
+
+
+# Lookups of a translated UI string (`t("key")`, `i18n.t`, `$t`, `intl.formatMessage`).
+_TRANSLATE = frozenset({"t", "$t", "translate", "formatMessage"})
+
+
+def _translated(src: Source, call: Node) -> bool:
+    """Whether a chain of `.replace` calls starts from a translated UI string: what it fills
+    is shown to the user in the app's language, not sent as a prompt."""
+    n: Node | None = call
+    while n is not None and n.type == "call_expression":
+        fn = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
+        if fn.type == "member_expression":
+            if callee_name(src, n) in _TRANSLATE:
+                return True
+            nxt = fn.child_by_field_name("object")
+            n = unwrap(nxt) if nxt is not None else None
+        else:
+            return callee_name(src, n) in _TRANSLATE
     return False
 
 

@@ -1543,7 +1543,7 @@ def _history_after(src: Source, obj: Node, target: str) -> bool:
                 and host.type == "array"
                 and any(c.id == obj.id for c in host.named_children)
             ) or _pushed_into(src, x, target)
-            if into and _history_or_alias(src, spread):
+            if into and _history_or_alias(src, spread) and not _cut_from(src, fn, spread, target):
                 return True
         if x.type == "call_expression" and callee_name(src, x) == "push":
             fnode = x.child_by_field_name("function")
@@ -1557,6 +1557,24 @@ def _history_after(src: Source, obj: Node, target: str) -> bool:
                 ):
                     return True
                 loop = loop.parent
+    return False
+
+
+def _cut_from(src: Source, fn: Node, spread: Node, target: str) -> bool:
+    """`keep = messages.slice(0, 2).concat(messages.slice(cut))` spread back into `messages`:
+    the list's own messages put back after a cut, not a history arriving after what it
+    already holds."""
+    if spread.type != "identifier":
+        return False
+    name = src.text(spread)
+    for d in walk(fn):
+        if d.type != "variable_declarator":
+            continue
+        left, value = d.child_by_field_name("name"), d.child_by_field_name("value")
+        if left is None or value is None or src.text(left) != name:
+            continue
+        if any(i.type == "identifier" and src.text(i) == target for i in walk(value)):
+            return True
     return False
 
 

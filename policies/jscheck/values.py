@@ -126,8 +126,19 @@ _FETCHED_CONTEXT = frozenset(
 # Reads of an incoming HTTP request's body (`await req.json()`, `await request.formData()`).
 _BODY_READS = frozenset({"json", "formData"})
 _BODY = "the request body"
-# Fields of a request's body that configure the call, not its content (`model`, `stream`).
-_BODY_CONFIG = frozenset({"model", "stream", "temperature", "provider", "options", "config"})
+# Fields of a request's body that configure the call, not its content (`model`, `stream`),
+# and the settings a client sends alike with every request of a conversation: its language and
+# the kind of task it is about (`language`, `locale`, `taskType`).
+_BODY_CONFIG = frozenset(
+    {"model", "stream", "temperature", "provider", "options", "config"}
+    | {"language", "lang", "locale", "type"}
+)
+# What a date or time is of when its name says (`startDate`, `dueDate`, `createdAt`): a fact of
+# a record (a trip, a task, a file), not a clock read, though only the name is seen.
+_EVENT_BOUNDS = frozenset(
+    {"start", "end", "due", "birth", "departure", "arrival", "expiry", "expiration"}
+    | {"deadline", "release", "created", "updated", "modified", "published"}
+)
 _SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
 _RENDERS = frozenset({"render", "renderString", "fill", "interpolate", "compile"})
 _SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
@@ -645,6 +656,8 @@ class Evaluator:
             kind = state if state in ("vcs", "filetree") else None
         if kind is None:
             return EMPTY
+        if kind in ("date", "time") and set(words(name)) & _EVENT_BOUNDS:
+            return EMPTY  # `trip.endDate`, `dueDate`: the date of a thing, not a clock read
         return frozenset({Taint(kind, self.src.pos(node)[0], f"{name} (by its name)")})
 
     def _handed_in(self, obj: Node | None) -> bool:

@@ -35,7 +35,9 @@ EARLIER = ("real", "real2", "real3", "real4", "real5", "real6", "real7", "real8"
 # labelled first. Since the test half was scored it is development data too (RESULTS.md): both
 # floors are the figures of the rules tuned on it (branch h30r), not held-out figures.
 DEV_FLOOR = {
-    "ts": {"volatile": (0, 1), "structural": (3, 4), "precision": (11, 11)},
+    # 4/4 and 12/12 since branch h30ts1: each option of a prompt builder's call that carries the
+    # request is reported (kai-content-agent's `additionalMaterial` beside `format`).
+    "ts": {"volatile": (0, 1), "structural": (4, 4), "precision": (12, 12)},
     "py": {"volatile": (0, 0), "structural": (2, 3), "precision": (3, 3)},
 }
 TEST_FLOOR = {

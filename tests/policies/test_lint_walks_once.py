@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 from tree_sitter import Node
 
-from prefixlock.policies.jscheck import chainstart, check_js, instancemode, structure
+from prefixlock.policies.jscheck import chainstart, check_js, instancemode, runonce, structure
 
 
 def _calls(n: int) -> str:
@@ -39,8 +39,21 @@ def _chains(n: int) -> str:
     )
 
 
+def _runs(n: int) -> str:
+    """Runs that start their own conversation, each with a date read before its loop."""
+    return "".join(
+        f"async function run{i}(p, task) {{\n"
+        "  const messages = [{ role: 'user', content: task }];\n"
+        f"  const d = `${{new Date().toDateString()}}`;\n  for (;;) {{\n"
+        "    const system = `x ${d}`;\n    await p.runTurn({ systemPrompt: system, messages });\n"
+        "  }\n}\n"
+        for i in range(n)
+    )
+
+
 @pytest.mark.parametrize(
-    ("module", "text"), [(structure, _calls), (instancemode, _modes), (chainstart, _chains)]
+    ("module", "text"),
+    [(structure, _calls), (instancemode, _modes), (chainstart, _chains), (runonce, _runs)],
 )
 def test_the_file_is_walked_as_often_whatever_its_items(
     module: ModuleType, text: Callable[[int], str], monkeypatch: pytest.MonkeyPatch
