@@ -4,10 +4,10 @@ list (`sinks`, following values with `values`), and the structure of requests (`
 history windows, per-request content before the history, tools chosen per mode, side requests
 with another prefix; `pickedtools`: a prompt or tools picked by an option sent with the
 request; `servercut`, `stepstate`: a cut asked of the server, the current step written into the
-system prompt). Findings are then dropped where `chainstart`, `instancemode`, `measured` and
-`runonce` show that no later request of the conversation reads the part reported. Pure: text in,
-findings out; another file of the project is read only through the loader the engine passes
-in.
+system prompt; `steptools`: the tool list changed between the requests of one turn). Findings
+are then dropped where `chainstart`, `instancemode`, `measured` and `runonce` show that no
+later request of the conversation reads the part reported. Pure: text in, findings out;
+another file of the project is read only through the loader the engine passes in.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -32,6 +32,7 @@ from .runonce import drop_read_once_per_run
 from .servercut import check_server_cut
 from .sinks import SinkCheck
 from .stepstate import check_step_state
+from .steptools import check_tools_between_calls, check_tools_emptied_by_step
 from .structure import (
     check_content_before_history,
     check_flattened_history,
@@ -82,7 +83,12 @@ def check_js(
     found += [f for f in check_state_before_history(src) if f.line not in told]
     had = {(f.code, f.line) for f in found}
     found += [
-        f for f in check_server_cut(src) + check_step_state(src) if (f.code, f.line) not in had
+        f
+        for f in check_server_cut(src)
+        + check_step_state(src)
+        + check_tools_between_calls(src)
+        + check_tools_emptied_by_step(src)
+        if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.
     seen = {(f.code, f.line) for f in found}
