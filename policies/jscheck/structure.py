@@ -1082,8 +1082,38 @@ def _in_budget_loop(src: Source, node: Node, obj: Node | None) -> bool:
                 return False
             if is_history(src, obj):
                 return True
-            return cond_node is not None and _measures_history(src, cond_node)
+            return cond_node is not None and (
+                _measures_history(src, cond_node) or _measured_total(src, p, cond_node, obj)
+            )
         p = p.parent
+    return False
+
+
+def _measured_total(src: Source, loop: Node, cond: Node, obj: Node | None) -> bool:
+    """`while (totalTokens > limit) { prompt.shift(); totalTokens = chatTokenCount(prompt) }`:
+    the condition's total is measured again, in the loop, from the list being cut, by a call
+    named for a conversation's size."""
+    if obj is None:
+        return False
+    cut = src.text(obj)
+    totals = {src.text(x) for x in walk(cond) if x.type == "identifier"}
+    body = loop.child_by_field_name("body")
+    for n in walk(body) if body is not None else []:
+        if n.type != "assignment_expression":
+            continue
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        if left is None or right is None or src.text(left) not in totals:
+            continue
+        for c in walk(right):
+            if c.type != "call_expression":
+                continue
+            named = set(words(callee_name(src, c)))
+            if (
+                named & _SIZE
+                and named & (_HISTORY | {"context"})
+                and any(src.text(unwrap(a)) == cut for a in arguments(c))
+            ):
+                return True
     return False
 
 
