@@ -4,10 +4,12 @@ list (`sinks`, following values with `values`), and the structure of requests (`
 history windows, per-request content before the history, tools chosen per mode, side requests
 with another prefix; `pickedtools`: a prompt or tools picked by an option sent with the
 request; `servercut`, `stepstate`: a cut asked of the server, the current step written into the
-system prompt; `steptools`: the tool list changed between the requests of one turn). Findings
-are then dropped where `chainstart`, `instancemode`, `measured` and `runonce` show that no
-later request of the conversation reads the part reported. Pure: text in, findings out;
-another file of the project is read only through the loader the engine passes in.
+system prompt; `steptools`: the tool list changed between the requests of one turn;
+`storewindow`: a conversation loaded as its newest rows; `otherprefix`: one conversation
+sent under two system prompts). Findings are then dropped where
+`chainstart`, `instancemode`, `measured`, `runonce` and `memoised` show that no later request
+of the conversation reads the part reported. Pure: text in, findings out; another file of the
+project is read only through the loader the engine passes in.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -22,7 +24,9 @@ from .chainstart import drop_chain_start
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
 from .measured import drop_measured
+from .memoised import drop_memoised
 from .middleout import check_middle_out
+from .otherprefix import check_other_prefix
 from .peritem import check_per_item
 from .pickedtools import check_tools_picked_by_request
 from .prefixflow import check_prefix_flow
@@ -33,6 +37,7 @@ from .servercut import check_server_cut
 from .sinks import SinkCheck
 from .stepstate import check_step_state
 from .steptools import check_tools_between_calls, check_tools_emptied_by_step
+from .storewindow import check_store_window
 from .structure import (
     check_content_before_history,
     check_flattened_history,
@@ -88,6 +93,8 @@ def check_js(
         + check_step_state(src)
         + check_tools_between_calls(src)
         + check_tools_emptied_by_step(src)
+        + check_store_window(src)
+        + check_other_prefix(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.
@@ -95,6 +102,6 @@ def check_js(
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
-    found = drop_read_once_per_run(src, found)
+    found = drop_memoised(src, drop_read_once_per_run(src, found))
     found = drop_unreached(src, found, importers)
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -182,6 +182,15 @@ def built_once(node: Node) -> bool:
     return False
 
 
+# JSX a component renders: markup for a page (a chat bubble named `renderSystemMessage`), no
+# text sent to a model.
+_JSX = frozenset({"jsx_element", "jsx_self_closing_element", "jsx_fragment"})
+
+
+def _jsx(node: Node) -> bool:
+    return unwrap(node).type in _JSX
+
+
 class SinkCheck:
     def __init__(self, src: Source, ev: Evaluator) -> None:
         self.src = src
@@ -665,10 +674,11 @@ class SinkCheck:
         if body is None:
             return
         if body.type != "statement_block":
-            self.text_sink(body, f"`{name}()`", fn)
+            if not _jsx(body):
+                self.text_sink(body, f"`{name}()`", fn)
             return
         for r in walk(body):
-            if r.type == "return_statement" and r.named_children:
+            if r.type == "return_statement" and r.named_children and not _jsx(r.named_children[0]):
                 # Only this function's own returns (not those of callbacks inside it).
                 p = r.parent
                 while p is not None and p.id != fn.id and p.type not in FUNCTIONS:
