@@ -1,10 +1,10 @@
-"""PL305 in TypeScript: the same conversation sent under two system prompts by one class (or one
-module outside classes). Where message lists are written as `[{ role: "system", content: A },
-...history, ...]` and another one of the class as `[{ role: "system", content: B },
-...history, ...]`, the second request (a rewrite of the reply, a sub-agent) shares nothing of
-the first one's cached prefix: the whole history is sent again uncached on every turn it runs.
-The first list written is taken as the conversation's own; each later one with another system
-text is reported. Pure: a syntax tree in, findings out.
+"""PL305 in TypeScript: the same conversation sent under two system prompts by two functions
+of one class (or one module outside classes). Where one method writes its messages as
+`[{ role: "system", content: A }, ...history, ...]` and another as `[{ role: "system", content:
+B }, ...history, ...]`, the second request (a rewrite of the reply, a sub-agent) shares nothing
+of the first one's cached prefix: the whole history is sent again uncached on every turn it
+runs. The first list written is taken as the conversation's own; each later one with another
+system text, in another function, is reported. Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -15,7 +15,7 @@ from tree_sitter import Node
 
 from ..findings import Finding
 from ..meaning import HISTORY_WORDS, words
-from .syntax import Source, key_name, string_value, unwrap, walk
+from .syntax import FUNCTIONS, Source, key_name, string_value, unwrap, walk
 
 _OWNERS = ("class_declaration", "class", "program")
 
@@ -51,6 +51,13 @@ def _spreads_history(src: Source, array: Node) -> bool:
     return False
 
 
+def _function(node: Node) -> int:
+    p = node.parent
+    while p is not None and p.type not in FUNCTIONS:
+        p = p.parent
+    return p.id if p is not None else 0
+
+
 def _owner(node: Node) -> Node:
     p = node.parent
     while p is not None and p.type not in _OWNERS:
@@ -73,8 +80,8 @@ def check_other_prefix(src: Source) -> list[Finding]:
             first[key] = (content, text)
             continue
         mine, theirs = first[key]
-        if text == theirs:
-            continue
+        if text == theirs or _function(mine) == _function(n):
+            continue  # lists built side by side in one function are one request's choice
         out.append(
             src.finding(
                 n.named_children[0],

@@ -184,11 +184,11 @@ def built_once(node: Node) -> bool:
 
 # JSX a component renders: markup for a page (a chat bubble named `renderSystemMessage`), no
 # text sent to a model.
-_JSX = frozenset({"jsx_element", "jsx_self_closing_element", "jsx_fragment"})
+_MARKUP = _JSX | {"jsx_self_closing_element"}
 
 
 def _jsx(node: Node) -> bool:
-    return unwrap(node).type in _JSX
+    return unwrap(node).type in _MARKUP
 
 
 class SinkCheck:

@@ -233,3 +233,14 @@ def test_the_conversation_sent_under_one_system_prompt_is_silent() -> None:
     # a request with a system prompt of its own and no history spread in is no such request
     alone = _TWO_PROMPTS.replace("      ...history,\n", "")
     assert lint_source(alone, "concierge.ts") == []
+
+
+def test_two_lists_built_side_by_side_in_one_function_are_no_side_request() -> None:
+    text = """\
+export function build(history: Turn[], draft: string) {
+  const a = [{ role: "system", content: CHAT_PROMPT }, ...history];
+  const b = [{ role: "system", content: REWRITE_PROMPT }, ...history];
+  return pick(a, b, draft);
+}
+"""
+    assert [f.code for f in lint_source(text, "lists.ts") if f.code == "PL305"] == []
