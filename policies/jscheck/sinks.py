@@ -1257,6 +1257,11 @@ class SinkCheck:
         self, leaf: Node, taint: Taint, sink: str, sink_line: int, tools: bool = False
     ) -> None:
         code = CODE_OF[taint.kind]
+        kind = taint.kind
+        if kind == "filetree" and "memory" in words(self.src.text(leaf)):
+            # `memoryDirectory`: the listing of the agent's own memory store, which its memory
+            # tool changes during the conversation: state written ahead of the history
+            code, kind = "PL304", "memory listing"
         if (leaf.id, code) in self._seen:
             return
         if code in _ONE_OFF and self._in_one_off():
@@ -1279,7 +1284,7 @@ class SinkCheck:
             )
         else:
             msg = (
-                f"{text} is a {taint.kind} value ({taint.what}, {where}) that reaches {sink} "
+                f"{text} is a {kind} value ({taint.what}, {where}) that reaches {sink} "
                 f"(line {sink_line}), part of the prompt prefix"
             )
         self._report(leaf, code, msg)

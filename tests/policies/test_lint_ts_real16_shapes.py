@@ -244,3 +244,23 @@ export function build(history: Turn[], draft: string) {
 }
 """
     assert [f.code for f in lint_source(text, "lists.ts") if f.code == "PL305"] == []
+
+
+_MEMORY_LISTING = """\
+export async function complete(history: any[]) {
+  const memoryDirectory = await new MemoryStore(MEMORY_ROOT).directoryListing();
+  const system = `You keep notes in your memory folder:\\n${memoryDirectory}`;
+  return client.chat({ messages: [{ role: "system", content: system }, ...history] });
+}
+"""
+
+
+def test_the_listing_of_the_agents_memory_store_is_state_ahead_of_the_history() -> None:
+    # the memory tool writes files during the conversation: per-request state, not the tree
+    codes = [f.code for f in lint_source(_MEMORY_LISTING, "complete.ts")]
+    assert codes == ["PL304"]
+
+
+def test_the_listing_of_a_project_folder_stays_a_file_tree() -> None:
+    text = _MEMORY_LISTING.replace("memoryDirectory", "projectDirectory")
+    assert [f.code for f in lint_source(text, "complete.ts")] == ["PL105"]
