@@ -352,6 +352,13 @@ _HINTS = (
 )
 
 
+# A helper named for cutting a history (`def _trim_conversation_history(`): the window it
+# returns is the conversation its callers send, though its file names no prompt part.
+_HISTORY_CUT_DEF = re.compile(
+    r"def _*(?:trim|truncate|clip|prune|cut|shrink)_\w*(?:history|conversation|messages)\w*\("
+)
+
+
 def _interesting(text: str) -> bool:
     """Cheap pre-filter: a file that never mentions a prompt part cannot reach a sink."""
-    return any(h in text for h in _HINTS)
+    return any(h in text for h in _HINTS) or _HISTORY_CUT_DEF.search(text) is not None
