@@ -23,6 +23,7 @@ from .aheadsystem import check_system_ahead_of_history
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
+from .inspected import drop_inspected
 from .instancemode import drop_instance_modes
 from .lastonly import check_last_only
 from .livelist import check_live_list_in_system
@@ -167,6 +168,7 @@ def check_python(
     found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
     found += check_retrieved_in_system(tree, ctx, found)
     found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
+    found = drop_inspected(tree, found)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

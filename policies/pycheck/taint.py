@@ -251,6 +251,23 @@ _MOMENT_WORDS = frozenset({"time", "now", "current", "clock", "datetime", "dt", 
 _MOMENT_READINGS = frozenset({"time", "now", "datetime", "date", "today", "clock"})
 
 
+# Owners whose attributes are pieces of prompt text (`prompts.alarm_clock`, `templates.x`).
+_PROMPT_OWNERS = frozenset({"prompt", "prompts", "template", "templates"})
+
+
+def _titled_by_name(value: ast.expr) -> bool:
+    """A value whose name titles what it is rather than saying what it holds: a section of a
+    prompt module read as an attribute (`prompts.alarm_clock` is text about an alarm, no
+    clock reading), or an object made from a class (`GitHubKnowledgebase()`: a tool, no
+    repository state)."""
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+        return bool(set(words(value.value.id)) & _PROMPT_OWNERS)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        n = value.func.id
+        return n[:1].isupper() and not n.isupper() and not value.args and not value.keywords
+    return False
+
+
 def _by_format(ts: Taints, fmt: str | None) -> Taints:
     """A clock reading formatted with `fmt` (strftime directives)."""
     if fmt is None or _TIME_DIRECTIVES.search(fmt):
@@ -739,6 +756,8 @@ class Evaluator:
         `{get_git_status()}`, `.format(current_time=t)`) and nothing else marks it: a
         parameter or a value from another module is known only by its name."""
         if ts & {t for t in ts if t.kind in VOLATILE}:
+            return ts
+        if name is None and _titled_by_name(value):
             return ts
         if name is None:
             node = value.func if isinstance(value, ast.Call) else value

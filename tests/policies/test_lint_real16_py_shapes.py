@@ -77,3 +77,64 @@ def test_a_helper_named_for_cutting_the_history_returns_a_window() -> None:
 
 def test_a_helper_not_named_for_cutting_returns_no_window_in_such_a_file() -> None:
     assert _codes(_HELPER.replace("NAME", "_recent_history")) == []
+
+
+_SECTION = (
+    "import ace.agent_prompts as OWNER\n\n\n"
+    "def system_message(client, history):\n"
+    '    text = f"You are Stacey.\\n{OWNER.alarm_clock}\\n{OWNER.actions}"\n'
+    "    return client.chat.completions.create(\n"
+    '        model="m", messages=[{"role": "system", "content": text}, *history]\n'
+    "    )\n"
+)
+
+
+def test_a_section_of_a_prompt_module_is_text_not_a_reading() -> None:
+    """`prompts.alarm_clock` is the prompt's section about alarms: its name titles it."""
+    assert _codes(_SECTION.replace("OWNER", "prompts")) == []
+
+
+def test_an_attribute_named_for_a_clock_of_another_owner_is_still_read_by_name() -> None:
+    assert _codes(_SECTION.replace("OWNER", "state")) == ["PL101"]
+
+
+_TOOLS = (
+    "def build(client, history):\n"
+    "    tools = [MAKE, Search()]\n"
+    '    names = ", ".join(t.name for t in tools)\n'
+    '    text = f"You are helpful. Tools: {names}"\n'
+    "    return client.chat.completions.create(\n"
+    '        model="m", messages=[{"role": "system", "content": text}, *history]\n'
+    "    )\n"
+)
+
+
+def test_an_object_made_from_a_class_is_no_value_its_name_means() -> None:
+    """`GitHubKnowledgebase()`: a tool object; the class's name says what it is."""
+    assert _codes(_TOOLS.replace("MAKE", "GitHubKnowledgebase()")) == []
+
+
+def test_a_call_named_for_repository_state_is_still_read_by_name() -> None:
+    assert _codes(_TOOLS.replace("MAKE", "git_status()")) == ["PL104"]
+
+
+_DEBUG = (
+    "class Bot:\n"
+    "    def get_rag_debug_info(self, user_input):\n"
+    "        history = []\n"
+    "        for msg in self.chat_history[-5:]:\n"
+    '            history.append({"role": msg["role"], "content": msg["content"]})\n'
+    '        messages = [{"role": "system", "content": "S"}, *history]\n'
+    "        SEND\n"
+    '        return {"messages": messages, "tokens": self.count(messages)}\n'
+)
+
+
+def test_a_debug_helper_that_sends_nothing_cuts_no_request() -> None:
+    """The prompt a debug helper builds is shown, never sent: its window is no breaker."""
+    assert _codes(_DEBUG.replace("SEND", "pass")) == []
+
+
+def test_a_debug_helper_that_asks_the_model_keeps_its_window() -> None:
+    sent = _DEBUG.replace("SEND", "self.client.chat.completions.create(messages=messages)")
+    assert _codes(sent) == ["PL303"]
