@@ -138,3 +138,27 @@ def test_a_debug_helper_that_sends_nothing_cuts_no_request() -> None:
 def test_a_debug_helper_that_asks_the_model_keeps_its_window() -> None:
     sent = _DEBUG.replace("SEND", "self.client.chat.completions.create(messages=messages)")
     assert _codes(sent) == ["PL303"]
+
+
+_SECOND = (
+    "def chat(self, client, user_input, conversation_history):\n"
+    '    messages = [{"role": "system", "content": "You are a diary assistant."}]\n'
+    "    HINT\n"
+    '    messages.append({"role": "system", "content": TEXT})\n'
+    "    for turn in conversation_history[:]:\n"
+    '        messages.append({"role": turn["role"], "content": turn["content"]})\n'
+    '    messages.append({"role": "user", "content": user_input})\n'
+    '    return client.chat.completions.create(model="m", messages=messages)\n'
+)
+
+
+def test_a_second_system_message_made_per_request_ahead_of_the_history() -> None:
+    """What is read for this request (a user's stored background) becomes a second system
+    message, and the history follows it."""
+    src = _SECOND.replace("HINT", "hints = self.memory.background(self.user_id)")
+    assert _codes(src.replace("TEXT", '"Background:\\n" + "\\n".join(hints)')) == ["PL304"]
+
+
+def test_a_second_system_message_of_fixed_text_ahead_of_the_history() -> None:
+    src = _SECOND.replace("HINT", "pass").replace("TEXT", "self.rules")
+    assert _codes(src) == []
