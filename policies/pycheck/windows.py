@@ -705,6 +705,8 @@ def _rebuilt_on_overflow(node: ast.Try) -> ast.stmt | None:
     for handler in node.handlers:
         if not _names_overflow(handler) or _cut_on_overflow(handler) is not None:
             continue
+        if _starts_over(handler):
+            continue
         made = {
             t.id
             for stmt in handler.body
@@ -724,6 +726,32 @@ def _rebuilt_on_overflow(node: ast.Try) -> ast.stmt | None:
                 if names & sent and from_call:
                     return n
     return None
+
+
+# Words of a call that empties the conversation (`self.reset_context()`, `history.clear()`).
+_STARTS_OVER = frozenset({"reset", "clear"})
+
+
+def _starts_over(handler: ast.ExceptHandler) -> bool:
+    """The handler starts the conversation over: it empties it (`self.reset_context()`) or
+    rebuilds the request with no history (`construct_prompt(..., chat_history=[])`). The
+    retry misses once; the conversation then grows from empty, no window that moves on."""
+    for n in ast.walk(handler):
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        if set(words(name)) & _STARTS_OVER:
+            return True
+        if any(
+            k.arg
+            and set(words(k.arg)) & _HISTORY
+            and isinstance(k.value, ast.List)
+            and not k.value.elts
+            for k in n.keywords
+        ):
+            return True
+    return False
 
 
 def _awaits_call(value: ast.expr) -> bool:

@@ -162,3 +162,31 @@ def test_a_second_system_message_made_per_request_ahead_of_the_history() -> None
 def test_a_second_system_message_of_fixed_text_ahead_of_the_history() -> None:
     src = _SECOND.replace("HINT", "pass").replace("TEXT", "self.rules")
     assert _codes(src) == []
+
+
+_OVERFLOW = (
+    "class Bot:\n"
+    "    def chat(self, user_input):\n"
+    "        system_prompt = self.engine.construct_prompt(chat_history=self.history)\n"
+    '        messages = [{"role": "system", "content": system_prompt}]\n'
+    "        try:\n"
+    "            reply = self.llm.complete(messages)\n"
+    "        except Exception as e:\n"
+    '            if "context_length_exceeded" in str(e):\n'
+    "                RESET\n"
+    "                system_prompt = self.engine.construct_prompt(chat_history=HISTORY)\n"
+    '                messages = [{"role": "system", "content": system_prompt}]\n'
+    "                reply = self.llm.complete(messages)\n"
+    "        return reply\n"
+)
+
+
+def test_a_conversation_started_over_on_overflow_is_no_window() -> None:
+    """Reset and retried with no history: one miss, then the conversation grows anew."""
+    src = _OVERFLOW.replace("RESET", "self.reset_context()").replace("HISTORY", "[]")
+    assert "PL303" not in _codes(src)
+
+
+def test_a_request_rebuilt_shorter_on_overflow_is_still_a_cut() -> None:
+    src = _OVERFLOW.replace("RESET", "pass").replace("HISTORY", "self.shorter()")
+    assert "PL303" in _codes(src)
