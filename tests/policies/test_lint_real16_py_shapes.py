@@ -190,3 +190,24 @@ def test_a_conversation_started_over_on_overflow_is_no_window() -> None:
 def test_a_request_rebuilt_shorter_on_overflow_is_still_a_cut() -> None:
     src = _OVERFLOW.replace("RESET", "pass").replace("HISTORY", "self.shorter()")
     assert "PL303" in _codes(src)
+
+
+_LOADER = (
+    "from datetime import datetime\n"
+    "from pathlib import Path\n\n"
+    "PROMPTS_DIR = Path(__file__).parent\n\n\n"
+    "def NAME(name):\n"
+    '    with open(PROMPTS_DIR / f"{name}.md", encoding="utf-8") as f:\n'
+    "        text = f.read().strip()\n"
+    '    now = datetime.now().strftime("%H:%M:%S")\n'
+    '    return text.replace("CURRENT_TIME", now)\n'
+)
+
+
+def test_a_prompt_loader_that_stamps_the_clock_into_every_prompt() -> None:
+    """Whichever prompt file its callers ask for, it comes back with the time in it."""
+    assert _codes(_LOADER.replace("NAME", "get_prompt")) == ["PL101"]
+
+
+def test_a_loader_not_named_for_a_prompt_is_no_prompt() -> None:
+    assert _codes(_LOADER.replace("NAME", "load_note")) == []
