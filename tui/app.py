@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the SDK's modules load behind the first frame (`ChatApp.ope
     from .approval_flow import McpCallRequest
     from .backend import ChatBackend
     from .commands import Parsed
+    from .offscreen_file import ChunkFile
     from .prompt_input import PromptArea, PromptInput
 
     # The conversation's widgets load with the conversation, not before the first frame: each
@@ -210,6 +211,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         # shown ones that counts them.
         # Entries taken off screen, compressed, to mount again on scrolling to the top.
         self._earlier = OffscreenRows()
+        self._spill: ChunkFile | None = None  # the file that holds them (_offscreen)
         self._earlier_line: EarlierEntries | None = None
         # The first frame's stand-in prompt until `upgrade_prompt` (`prefixlock chat` in a
         # terminal only), and the keys held while the real prompt takes its place.
@@ -529,8 +531,21 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             await self.add_note(note, "warn")
 
     async def on_unmount(self) -> None:
+        if self._spill is not None:
+            self._spill.close()
         if self._backend is not None:
             await self._backend.close()
+
+    def _offscreen(self, rows: Iterable[tuple[str, str]] = ()) -> OffscreenRows:
+        """Off-screen rows whose compressed batches are held in a temporary file (one for the
+        app, in the session store's directory): the text a long chat took off screen grew
+        its memory with every trim (offscreen_file)."""
+        if self._spill is None:
+            from .offscreen_file import ChunkFile
+
+            store = self._backend.options.store_path if self._backend is not None else None
+            self._spill = ChunkFile(store.parent if store is not None else None)
+        return OffscreenRows(rows, chunks=self._spill)
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -678,7 +693,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     async def load_history(self) -> None:
         """Show a resumed session's newest entries. Earlier ones are mounted a batch at a time
         as the user scrolls to the top, so a session opens as fast whatever its length."""
-        self._earlier = OffscreenRows(self.backend.history())
+        self._earlier = self._offscreen(self.backend.history())
         self._earlier_line = None
         await self.show_earlier()
         self.call_after_refresh(self._fill_screen)
@@ -729,6 +744,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         if conv.max_scroll_y - conv.scroll_y > conv.size.height:  # reading back: not now
             return
         gone = entries[: len(entries) - LIVE_KEEP]
+        if not self._earlier:  # the first trim (or the first since all came back): on disk
+            self._earlier = self._offscreen()
         self._earlier.extend(entry_row(w) for w in gone)
         await conv.remove_children(gone)
         release_render_caches()

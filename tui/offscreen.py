@@ -5,7 +5,9 @@ Rows come and go in batches at the newest end (a trim adds the oldest entries st
 scroll to the top takes back the newest rows), so they are kept as zlib-compressed batches of
 at most `CHUNK` rows: a row held as a tuple and a string cost ~120 bytes beyond its text, and
 a long chat's text is repetitive enough to shrink several times, where a batch is one bytes
-object. Only the batch a take cuts is decompressed and packed again. Pure: no I/O.
+object. Only the batch a take cuts is decompressed and packed again. The batches are held in
+a list, or in what the caller gives in its place (the chat gives `offscreen_file.ChunkFile`:
+the batches on disk). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable, Iterator
+from typing import Protocol
 
 Row = tuple[str, str]  # (role, text)
 
@@ -29,13 +32,24 @@ def _unpack(chunk: bytes) -> list[Row]:
     return [(str(role), str(text)) for role, text in json.loads(zlib.decompress(chunk))]
 
 
+class Chunks(Protocol):
+    """Where the compressed batches are held: a stack (a list has all of it)."""
+
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[bytes]: ...
+    def append(self, chunk: bytes, /) -> None: ...
+    def pop(self) -> bytes: ...
+    def clear(self) -> None: ...
+
+
 class OffscreenRows:
     """Rows (role, text), oldest first: appended and taken back at the newest end."""
 
     __slots__ = ("_chunks", "_n")
 
-    def __init__(self, rows: Iterable[Row] = ()) -> None:
-        self._chunks: list[bytes] = []
+    def __init__(self, rows: Iterable[Row] = (), chunks: Chunks | None = None) -> None:
+        self._chunks: Chunks = [] if chunks is None else chunks
+        self._chunks.clear()
         self._n = 0
         self.extend(rows)
 
@@ -60,7 +74,7 @@ class OffscreenRows:
     def take_newest(self, n: int) -> list[Row]:
         """Remove and return the newest `n` rows (fewer if fewer are held), oldest first."""
         out: list[Row] = []
-        while n > 0 and self._chunks:
+        while n > 0 and len(self._chunks):
             rows = _unpack(self._chunks.pop())
             if len(rows) > n:
                 keep, rows = rows[:-n], rows[-n:]

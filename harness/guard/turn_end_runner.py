@@ -15,7 +15,7 @@ entry that `prefixlock.guard.prefix_keep_runner` plans for a compaction ahead.
 
 from __future__ import annotations
 
-from collections import deque
+from array import array
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -105,7 +105,8 @@ class TurnEndRunner:
         # This process's gaps of this session, the newest OWN_GAPS: the plan weighs every gap
         # it is given alike, so a window of recent ones plans as the whole history would for any
         # realistic session, and a chat of thousands of turns does not keep a float a turn.
-        self._own: deque[float] = deque(maxlen=OWN_GAPS)
+        # Packed doubles (8 bytes a gap), not a deque of float objects (32 with its slot).
+        self._own = array("d")
         self._ended: float | None = None  # when the last turn ended
         self._due: float | None = None  # when the planned seal goes out
         self._model: str | None = None  # the model of the last turn
@@ -137,7 +138,10 @@ class TurnEndRunner:
 
     def turn_started(self, now: float) -> None:
         if self._ended is not None:
-            self._own.append(max(now - self._ended, 0.0))
+            own = self._own
+            own.append(max(now - self._ended, 0.0))
+            if len(own) > OWN_GAPS:
+                del own[0]  # the oldest (1,000 doubles moved: less than a turn's other work)
         self._ended = None
         self._home_due = None
         self.prefix_keep.turn_started()
@@ -154,7 +158,7 @@ class TurnEndRunner:
         """The turn gaps the plan uses: the user's own, the defaults filling in."""
         if self._stored is None:
             self._stored = self._stored_gaps()
-        return expected_gaps([*self._stored, *self._own])
+        return expected_gaps([*self._stored, *self._own.tolist()])
 
     def _stored_gaps(self) -> list[float]:
         try:

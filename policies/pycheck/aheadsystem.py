@@ -3,8 +3,10 @@ history is (`messages.append(LLMMessage(ChatRole.SYSTEM, dynamic))` where `dynam
 encoder.encode(memories=memories, ...)`, then `messages.extend(... for m in recent)`). What was
 recalled for this reply differs per reply, and the list a request sends puts it ahead of every
 earlier message: the history after it is sent again uncached. Decided by where the message
-goes (before the history of the list it joins), not by the list's name. Pure: a syntax tree in,
-findings out.
+goes (before the history of the list it joins), not by the list's name. The same for a second
+system message, after the list's first, whose text the function computes for this request (a
+user's stored background read by a call, the page the request names): fixed text, a parameter
+or an attribute set elsewhere is left alone. Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -45,8 +47,6 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
             for t in n.targets:
                 if isinstance(t, ast.Name) and (named or _recalled(t.id)):
                     recalled[t.id] = named[0] if named else t.id
-    if not recalled:
-        return
     grown: dict[str, list[int]] = {}  # list -> lines where the history is added to it
     for n in ast.walk(fn):
         if (
@@ -61,6 +61,14 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
             )
         ):
             grown.setdefault(n.func.value.id, []).append(n.lineno)
+        elif isinstance(n, (ast.For, ast.AsyncFor)) and _names_history(n.iter):
+            # `for turn in conversation_history[-10:]: messages.append({...})`
+            for target in _appended_to(n):
+                grown.setdefault(target, []).append(n.lineno)
+    if not grown:
+        return
+    headed = _system_headed(fn)
+    local = _locals(fn)
     for n in ast.walk(fn):
         if not (
             isinstance(n, ast.Call)
@@ -71,10 +79,105 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
         ):
             continue
         later = [line for line in grown.get(n.func.value.id, []) if line > n.lineno]
-        content = _system_content(n.args[0])
-        if not later or content is None or content not in recalled:
+        if not later:
             continue
-        ctx.flag(n, "PL304", _WHY.format(name=recalled[content]))
+        content = _system_content(n.args[0])
+        if content is not None and content in recalled:
+            ctx.flag(n, "PL304", _WHY.format(name=recalled[content]))
+        elif (
+            headed.get(n.func.value.id, n.lineno) < n.lineno
+            and (made := _made_here(_system_text(n.args[0]), local)) is not None
+        ):
+            ctx.flag(n, "PL304", _WHY_SECOND.format(name=made))
+
+
+def _names_history(node: ast.expr) -> bool:
+    return any(
+        isinstance(x, (ast.Name, ast.Attribute))
+        and set(words(x.id if isinstance(x, ast.Name) else x.attr)) & _HISTORY
+        for x in ast.walk(node)
+    )
+
+
+def _appended_to(loop: ast.For | ast.AsyncFor) -> list[str]:
+    return [
+        n.func.value.id
+        for n in ast.walk(loop)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "append"
+        and isinstance(n.func.value, ast.Name)
+    ]
+
+
+def _system_headed(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
+    """Lists made in `fn` with a system message first (`messages = [{"role": "system",
+    ...}]`), by name: the line where each is made."""
+    out: dict[str, int] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign):
+            value, targets = n.value, n.targets
+        elif isinstance(n, ast.AnnAssign) and n.value is not None:
+            value, targets = n.value, [n.target]
+        else:
+            continue
+        if not (isinstance(value, ast.List) and value.elts):
+            continue
+        if _system_text(value.elts[0]) is None:
+            continue
+        for t in targets:
+            if isinstance(t, ast.Name):
+                out[t.id] = n.lineno
+    return out
+
+
+def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names `fn` makes from what it computes: bound to a call's result, or a list it fills
+    (`hints = []` then `hints.append(...)`); not its parameters."""
+    out: set[str] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and any(isinstance(x, ast.Call) for x in ast.walk(n.value)):
+            out |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+        elif (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "append"
+            and isinstance(n.func.value, ast.Name)
+        ):
+            out.add(n.func.value.id)
+    return out
+
+
+def _made_here(text: ast.expr | None, local: set[str]) -> str | None:
+    """The local a message's text is computed from in this function (`path_hint`, the
+    `hints` of `"Background:\n" + "\n".join(hints)`); None for a constant, a parameter, an
+    attribute set elsewhere or a call on them (fixed for the session)."""
+    if text is None:
+        return None
+    for x in ast.walk(text):
+        if isinstance(x, ast.Name) and x.id in local:
+            return x.id
+    return None
+
+
+def _system_text(msg: ast.expr) -> ast.expr | None:
+    """The text of a system message written as a dict (`{"role": "system", "content": x}`)."""
+    if not isinstance(msg, ast.Dict):
+        return None
+    pairs = {
+        k.value: v for k, v in zip(msg.keys, msg.values, strict=True) if isinstance(k, ast.Constant)
+    }
+    role = pairs.get("role")
+    if isinstance(role, ast.Constant) and role.value == "system":
+        return pairs.get("content")
+    return None
+
+
+_WHY_SECOND = (
+    "a second system message made from `{name}` in this request goes ahead of the "
+    "conversation history: the prefix changes there whenever it does and the whole history "
+    "after it is sent again uncached; put it in the newest user message instead"
+)
 
 
 def _recalled(name: str) -> bool:

@@ -23,6 +23,7 @@ from .aheadsystem import check_system_ahead_of_history
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
+from .inspected import drop_inspected
 from .instancemode import drop_instance_modes
 from .lastonly import check_last_only
 from .livelist import check_live_list_in_system
@@ -167,6 +168,7 @@ def check_python(
     found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
     found += check_retrieved_in_system(tree, ctx, found)
     found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
+    found = drop_inspected(tree, found)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 
@@ -352,6 +354,13 @@ _HINTS = (
 )
 
 
+# A helper named for cutting a history (`def _trim_conversation_history(`): the window it
+# returns is the conversation its callers send, though its file names no prompt part.
+_HISTORY_CUT_DEF = re.compile(
+    r"def _*(?:trim|truncate|clip|prune|cut|shrink)_\w*(?:history|conversation|messages)\w*\("
+)
+
+
 def _interesting(text: str) -> bool:
     """Cheap pre-filter: a file that never mentions a prompt part cannot reach a sink."""
-    return any(h in text for h in _HINTS)
+    return any(h in text for h in _HINTS) or _HISTORY_CUT_DEF.search(text) is not None

@@ -49,6 +49,9 @@ class Scope:
     dict_literals: set[str] = field(default_factory=set)  # name = {"k": ...}: keys in order
     # name = {"k": v, ...}: the taints of each field, read one by one (`name["k"]`).
     dict_fields: dict[str, dict[str, Taints]] = field(default_factory=dict)
+    # name = {"CURRENT_TIME": now, **state}: the taints of the fields named for the moment,
+    # which a `**name` splat into a template's render() carries (taint.moment_fields).
+    moment_fields: dict[str, Taints] = field(default_factory=dict)
 
     @property
     def in_function(self) -> bool:

@@ -125,8 +125,12 @@ class Flow:
         `name["k"]` carries field k alone; any other value forgets them."""
         fields = self.ctx.scope.dict_fields
         fields.pop(name, None)
+        self.ctx.scope.moment_fields.pop(name, None)
         if not isinstance(value, ast.Dict) or not value.keys:
             return
+        moment = self.ev.moment_fields(value, env)
+        if moment:
+            self.ctx.scope.moment_fields[name] = moment | loop
         keys = [const_str(k) for k in value.keys]
         if any(k is None for k in keys):
             return

@@ -236,6 +236,15 @@ class SinkCheck:
         value filled in or appended (`def apply_placeholders(prompt_str): ... return
         prompt_str.replace("{{CURRENT_DATETIME}}", now)`): whichever prompt its callers pass,
         the value is in it."""
+        if "prompt" in words(name) and _text_of(value) is not None:
+            ts = self.ev.ev(value, env)
+            volatile = frozenset(t for t in ts if t.kind in VOLATILE)
+            if volatile and any(t.kind == "file" for t in ts):
+                # `def get_prompt(name): text = open(PROMPTS_DIR / f"{name}.md").read();
+                # return text.replace("CURRENT_TIME", now)`: a loader that stamps the clock into
+                # every prompt file it loads, whichever prompt its callers ask for.
+                self.report(volatile, Sink(f"prompt returned by {name}()", value.lineno, True))
+                return
         prompts = {p for p in params if set(words(p)) & _PROMPT_PARAM}
         if "prompt" in words(name):
             # `def prompt_template(template, user)`: a function named for the prompt it fills

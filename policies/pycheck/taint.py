@@ -247,6 +247,25 @@ def _downgrade(ts: Taints) -> Taints:
 
 # The words of a parameter named for the present moment.
 _MOMENT_WORDS = frozenset({"time", "now", "current", "clock", "datetime", "dt", "utc", "local"})
+# The words of a moment's name that say it is a reading (`current` alone or `local` is not).
+_MOMENT_READINGS = frozenset({"time", "now", "datetime", "date", "today", "clock"})
+
+
+# Owners whose attributes are pieces of prompt text (`prompts.alarm_clock`, `templates.x`).
+_PROMPT_OWNERS = frozenset({"prompt", "prompts", "template", "templates"})
+
+
+def _titled_by_name(value: ast.expr) -> bool:
+    """A value whose name titles what it is rather than saying what it holds: a section of a
+    prompt module read as an attribute (`prompts.alarm_clock` is text about an alarm, no
+    clock reading), or an object made from a class (`GitHubKnowledgebase()`: a tool, no
+    repository state)."""
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+        return bool(set(words(value.value.id)) & _PROMPT_OWNERS)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        n = value.func.id
+        return n[:1].isupper() and not n.isupper() and not value.args and not value.keywords
+    return False
 
 
 def _by_format(ts: Taints, fmt: str | None) -> Taints:
@@ -616,6 +635,11 @@ class Evaluator:
             # request; what the call makes or fetches is not the id's text.
             kws = [k for k in kws if words(k.arg or "")[-1:] not in (["id"], ["ids"])]
         args_t = self.union([*node.args, *(k.value for k in kws)], env)
+        for k in node.keywords:
+            if k.arg is None:
+                # Save the fields a splatted mapping names for the moment (`"CURRENT_TIME":
+                # now`): a template is handed the current time under that name to show it.
+                args_t |= self._splatted_moment(k.value, env)
         once = not self.ctx.scope.in_function
         # Sources.
         if q in _TIME:
@@ -733,6 +757,8 @@ class Evaluator:
         parameter or a value from another module is known only by its name."""
         if ts & {t for t in ts if t.kind in VOLATILE}:
             return ts
+        if name is None and _titled_by_name(value):
+            return ts
         if name is None:
             node = value.func if isinstance(value, ast.Call) else value
             name = (
@@ -770,6 +796,23 @@ class Evaluator:
         if kind is None:
             return ts
         return ts | {at(value, kind, f"a value named `{name}`", not self.ctx.scope.in_function)}
+
+    def moment_fields(self, value: ast.Dict, env: dict[str, Taints]) -> Taints:
+        """The taints of the fields of a dict display whose literal key names the current
+        moment (`CURRENT_TIME`, `current_date`, `now`; not `elapsed` or `created_at`)."""
+        out: set[Taint] = set()
+        for key, v in zip(value.keys, value.values, strict=True):
+            ws = set(words(const_str(key) or "")) if key is not None else set()
+            if ws and ws <= _MOMENT_WORDS | {"date", "today"} and ws & _MOMENT_READINGS:
+                out |= self.ev(v, env)
+        return frozenset(out)
+
+    def _splatted_moment(self, value: ast.expr, env: dict[str, Taints]) -> Taints:
+        if isinstance(value, ast.Dict):
+            return self.moment_fields(value, env)
+        if isinstance(value, ast.Name):
+            return self.ctx.scope.moment_fields.get(value.id, EMPTY)
+        return EMPTY
 
     def _unstable_keys(self, arg: ast.expr | None, env: dict[str, Taints]) -> bool:
         """Whether the key order of what json.dumps serialises may change between runs: the

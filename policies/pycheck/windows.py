@@ -323,6 +323,11 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         ):
             # `trimmed = messages[-8:]` then `self.chat(messages=trimmed)`: sent by name.
             return True
+        if isinstance(parent, ast.Return) and _names_history_cut(parent, parents):
+            # `def _trim_conversation_history(history, max_turns): return history[-max_turns:]`:
+            # a helper named for cutting the history returns the window its callers send,
+            # wherever the messages are built.
+            return True
         if not chat and not _in_store_class(parent, parents):
             return False
         if isinstance(parent, ast.Return):
@@ -340,6 +345,18 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
                     return True
             return False
         return False
+
+
+def _names_history_cut(at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """The function around `at` is named for cutting a history (`trim_history`,
+    `_truncate_conversation`)."""
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    ws = set(words(fn.name))
+    return bool(ws & _CUTS and ws & _HISTORY)
 
 
 # A class that keeps conversations for an agent: what its methods return is the history sent.
@@ -463,9 +480,11 @@ def _sent_list(lst: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
     while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fn = parents.get(id(fn))
     for n in ast.walk(fn) if fn is not None else ():
-        if isinstance(n, ast.Return) and n.value is not None and _name(n.value) == name:
+        # The list as it is, or spread into the list sent after a system message
+        # (`messages=[{"role": "system", ...}, *messages]`, `return [system] + messages`).
+        if isinstance(n, ast.Return) and n.value is not None and _as_list(n.value, name):
             return True
-        if isinstance(n, ast.keyword) and n.arg in _SENT_KWARGS and _name(n.value) == name:
+        if isinstance(n, ast.keyword) and n.arg in _SENT_KWARGS and _as_list(n.value, name):
             return True
         if (
             isinstance(n, ast.Call)
@@ -477,6 +496,11 @@ def _sent_list(lst: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
             # the call that asks the model.
             return True
     return False
+
+
+def _as_list(value: ast.expr, name: str | None) -> bool:
+    """`value` is the list named `name`, or a list joined from it and others."""
+    return name is not None and (_name(value) == name or _listed(value, name))
 
 
 # Words of a call that sends a message list to a model (`get_ai_response`, `chat_completion`).
@@ -681,6 +705,8 @@ def _rebuilt_on_overflow(node: ast.Try) -> ast.stmt | None:
     for handler in node.handlers:
         if not _names_overflow(handler) or _cut_on_overflow(handler) is not None:
             continue
+        if _starts_over(handler):
+            continue
         made = {
             t.id
             for stmt in handler.body
@@ -700,6 +726,32 @@ def _rebuilt_on_overflow(node: ast.Try) -> ast.stmt | None:
                 if names & sent and from_call:
                     return n
     return None
+
+
+# Words of a call that empties the conversation (`self.reset_context()`, `history.clear()`).
+_STARTS_OVER = frozenset({"reset", "clear"})
+
+
+def _starts_over(handler: ast.ExceptHandler) -> bool:
+    """The handler starts the conversation over: it empties it (`self.reset_context()`) or
+    rebuilds the request with no history (`construct_prompt(..., chat_history=[])`). The
+    retry misses once; the conversation then grows from empty, no window that moves on."""
+    for n in ast.walk(handler):
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        if set(words(name)) & _STARTS_OVER:
+            return True
+        if any(
+            k.arg
+            and set(words(k.arg)) & _HISTORY
+            and isinstance(k.value, ast.List)
+            and not k.value.elts
+            for k in n.keywords
+        ):
+            return True
+    return False
 
 
 def _awaits_call(value: ast.expr) -> bool:

@@ -29,6 +29,11 @@ its slope past the first 100 turns, in KB a turn (what scales with the conversat
 request; the allocator's arenas keep the high-water mark), the last turn's peak, and the slope of
 what tracemalloc holds after each trim (the Python heap's own growth). It slows the turns
 and so the key echo: the memory figures only.
+BENCH_SNAP=1 runs the turns under `tracemalloc` (BENCH_SNAP_FRAMES frames a block, default 12)
+and prints what stayed live between the first trim at or after BENCH_TRACE_FROM and the last
+trim, grouped by traceback, in bytes and blocks a turn: the allocation sites of what each turn
+leaves behind (strings and bytes too, which the census cannot name). Slower still; the
+memory figures only.
 """
 
 from __future__ import annotations
@@ -68,6 +73,8 @@ MB_PER_TURN = 0.003
 MIN_TRIMS = 3  # after-trim samples past the warm-up needed for their slope
 TRACE = os.environ.get("BENCH_TRACE") == "1"
 PEAK = os.environ.get("BENCH_PEAK") == "1"
+SNAP = os.environ.get("BENCH_SNAP") == "1"
+SNAP_FRAMES = int(os.environ.get("BENCH_SNAP_FRAMES", "12"))
 # The census starts here (BENCH_TRACE_FROM): past the turns that fill the mounted window.
 TRACE_FROM = int(os.environ.get("BENCH_TRACE_FROM", str(min(150, TURNS // 2))))
 
@@ -144,6 +151,28 @@ def _print_growth(
     print(f"\ngrowth over {turns} turns, by type (objects tracked by the collector):")
     for per, objs, key in rows[:20]:
         print(f"  {per:9,.0f} B/turn  {objs:7.2f} obj/turn  {key}")
+
+
+def _print_sites(before: Any, after: Any, turns: int) -> None:
+    """What stayed live between two tracemalloc snapshots, grouped by traceback, in bytes and
+    blocks a turn; each site with its innermost frames inside the project (or, failing that, its
+    innermost frames), the frames of the benchmark and asyncio's loop left out."""
+    import tracemalloc
+
+    keep = tracemalloc.Filter(False, tracemalloc.__file__)
+    stats = after.filter_traces([keep]).compare_to(before.filter_traces([keep]), "traceback")
+    grown = [s for s in stats if s.size_diff > 0]
+    total = sum(s.size_diff for s in stats)
+    print(f"\nlive heap over {turns} turns: {total / turns:,.0f} B/turn in all; top sites:")
+    for stat in grown[:25]:
+        print(f"  {stat.size_diff / turns:9,.0f} B/turn  {stat.count_diff / turns:7.2f} blk/turn")
+        frames = [
+            f
+            for f in stat.traceback
+            if "prefixlock" in f.filename or "/tui/" in f.filename or "/harness/" in f.filename
+        ]
+        for frame in (frames or list(stat.traceback))[:5]:
+            print(f"      {frame.filename}:{frame.lineno}")
 
 
 def _slope(points: list[tuple[int, float]]) -> float:
@@ -277,10 +306,11 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         rss: list[tuple[int, float]] = []
         census: list[tuple[int, dict[str, tuple[int, int]]]] = []  # the first and the last
         peaks: list[tuple[int, float]] = []  # BENCH_PEAK: each turn's passing peak, KB
-        if PEAK:
+        if PEAK or SNAP:
             import tracemalloc
 
-            tracemalloc.start()
+            tracemalloc.start(SNAP_FRAMES if SNAP else 1)
+        snaps: list[tuple[int, Any]] = []  # BENCH_SNAP: the first and the last
         trims: list[tuple[int, float]] = []  # RSS right after each trim of the mounted window
         traced: list[tuple[int, float]] = []  # BENCH_PEAK: what tracemalloc holds then, MB
         kinds: list[tuple[int, dict[str, float]]] = []  # the same by kind (_rss_parts_mb)
@@ -312,10 +342,17 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
             if TRACE and n >= TRACE_FROM and now_mounted < mounted:
                 snap = (n, _census())
                 census = [census[0], snap] if census else [snap]
+            if SNAP and n >= TRACE_FROM and now_mounted < mounted:
+                shot = (n, tracemalloc.take_snapshot())
+                snaps = [snaps[0], shot] if snaps else [shot]
             mounted = now_mounted
         elapsed = time.perf_counter() - t0
-        if PEAK:
+        if PEAK or SNAP:
             tracemalloc.stop()
+        if SNAP and len(snaps) == 2:
+            (first, before_shot), (last, after_shot) = snaps
+            _print_sites(before_shot, after_shot, last - first)
+            snaps = []
         if TRACE and len(census) == 2 and census[1][0] > census[0][0]:
             (first, before), (last, after) = census
             _print_growth(before, after, last - first)

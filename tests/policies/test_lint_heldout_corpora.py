@@ -110,10 +110,11 @@ CORPORA = (
         # TS precision 5/9 -> 5/8. Raised by branch h30ts1 (a block rendered once before the
         # loop of a run that starts its own conversation): TS precision 5/8 -> 5/7. Python
         # precision 2/3 -> 2/2 by branch h30py1 (a conversation's id handed to a memory
-        # store's eviction is no history).
+        # store's eviction is no history). Python structural 2/5 -> 3/5 and precision 2/2 ->
+        # 3/3 by branch h30py2 (a second system message made per request ahead of the history).
         test={
             "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (5, 7)},
-            "py": {"volatile": (0, 0), "structural": (2, 5), "precision": (2, 2)},
+            "py": {"volatile": (0, 0), "structural": (3, 5), "precision": (3, 3)},
         },
     ),
     HeldOut(
@@ -223,13 +224,14 @@ CORPORA = (
         # 56 new files first run with policies/ as on main 557e025 after their labels were
         # committed, 4 new unlabelled findings judged (3 true, 1 false): Python volatile
         # 3/5 -> 5/9, structural 5/12 -> 6/13, precision 11/22 -> 19/31 (TypeScript unchanged).
+        # Python 5/9, 6/13, 19/30 -> 7/9, 8/13, 24/29 by branch h30py2 (policies/README.md).
         # TS structural 2/12 -> 11/12, precision 19/22 -> 27/28 by branch h30ts2 (tool lists
         # changed within a turn, messages loaded newest first, a conversation sent under
         # another system prompt, a shift loop over a measured total, a memory store's listing
         # as state; JSX renders and memoised reads dropped).
         dev={
             "ts": {"volatile": (5, 5), "structural": (11, 12), "precision": (27, 28)},
-            "py": {"volatile": (5, 9), "structural": (6, 13), "precision": (19, 31)},
+            "py": {"volatile": (7, 9), "structural": (8, 13), "precision": (24, 29)},
         },
         test={},  # scored once, by the lead
     ),

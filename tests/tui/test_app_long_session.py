@@ -6,7 +6,9 @@ tests/benchmarks/bench_tui_long.py.)"""
 from __future__ import annotations
 
 import gc
+import json
 import weakref
+import zlib
 from typing import Any
 
 import pytest
@@ -42,6 +44,24 @@ async def test_old_entries_leave_the_screen_and_come_back_on_scrolling_up(
         assert users == [f"› hello {n}" for n in range(8)]
         # The session itself lost nothing: every turn reached the model.
         await until(lambda: len(app.backend.session.ledger.rows) == 8, "the ledger")
+
+
+async def test_entries_taken_off_screen_are_held_on_disk(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Their compressed text grew the chat's memory with every trim: it is in a temporary file,
+    # which quitting closes (and so deletes: it has no name).
+    monkeypatch.setattr(app_module, "LIVE_LIMIT", 8)
+    monkeypatch.setattr(app_module, "LIVE_KEEP", 4)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for n in range(8):
+            await say(app, pilot, f"hello {n}")
+        spill = app._spill
+        assert spill is not None and len(spill) > 0 and spill._file is not None
+        assert len(app._earlier) == sum(len(json.loads(zlib.decompress(c))) for c in spill)
+        held = spill._file
+    assert held.closed
 
 
 def _styles_cache(entry: weakref.ref[UserMessage]) -> Any:

@@ -6,8 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
 
 from prefixlock.tui.offscreen import CHUNK, OffscreenRows
+from prefixlock.tui.offscreen_file import ChunkFile
 
 
 def rows(n: int, start: int = 0) -> list[tuple[str, str]]:
@@ -26,6 +31,53 @@ def test_rows_come_back_newest_first_in_batches_across_chunks() -> None:
     held.extend(rows(3))
     held.clear()
     assert len(held) == 0 and list(held) == []
+
+
+def test_rows_held_in_a_chunk_file_come_back_the_same(tmp_path: Path) -> None:
+    spill = ChunkFile(tmp_path)
+    assert len(spill) == 0 and list(spill) == [] and spill._file is None  # opened on first push
+    held = OffscreenRows(rows(150), chunks=spill)
+    held.extend(rows(210, 150))
+    assert len(held) == 210 and list(held) == rows(210) and len(spill) == 4
+    assert held.take_newest(12) == rows(210, 198)
+    assert held.take_newest(CHUNK) == rows(198, 198 - CHUNK)
+    assert list(held) == rows(198 - CHUNK)
+    assert held.take_newest(1000) == rows(198 - CHUNK) and len(spill) == 0
+    assert spill._file is not None and spill._file.seek(0, 2) == 0  # popped batches cut off
+    held.extend(rows(3))
+    held.clear()
+    assert list(held) == [] and list(spill) == []
+    spill.close()
+    assert spill._file is None and not list(tmp_path.iterdir())  # no name, nothing left
+    with pytest.raises(IndexError):
+        spill.pop()
+
+
+def test_rows_held_in_a_chunk_file_keep_their_text_out_of_memory(tmp_path: Path) -> None:
+    # 25 trims of 60 entries of random words (~140 KB compressed): what a list of batches holds
+    # grows with the text; a file's, its offsets and the file object (its buffer), not.
+    import random
+
+    pick = random.Random(7)
+    words = [f"w{pick.randrange(10**6)}" for _ in range(2000)]
+    batches = [
+        [("user", " ".join(pick.choice(words) for _ in range(40))) for _ in range(60)]
+        for _ in range(25)
+    ]
+    held: dict[str, int] = {}
+    for kind in ("list", "file"):
+        spill = ChunkFile(tmp_path) if kind == "file" else None
+        tracemalloc.start()
+        try:
+            rows_held = OffscreenRows(chunks=spill)
+            for batch in batches:
+                rows_held.extend(batch)
+            held[kind] = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        if spill is not None:
+            spill.close()
+    assert held["file"] < 20_000 and 5 * held["file"] < held["list"], held
 
 
 MEASURE = """
