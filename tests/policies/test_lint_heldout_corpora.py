@@ -233,7 +233,14 @@ CORPORA = (
             "ts": {"volatile": (5, 5), "structural": (11, 12), "precision": (27, 28)},
             "py": {"volatile": (7, 9), "structural": (8, 13), "precision": (24, 29)},
         },
-        test={},  # scored once, by the lead
+        # Scored once by the lead with policies/ as on main 14d792a (this round's rules, two
+        # branches tuned on the development half), every unlabelled finding judged by reading
+        # (15: 4 true, 11 false). With main 0f0e2dd's rules (before the round), the same
+        # findings but the two side requests (TS precision 7/10).
+        test={
+            "ts": {"volatile": (1, 4), "structural": (4, 9), "precision": (9, 12)},
+            "py": {"volatile": (3, 4), "structural": (2, 6), "precision": (7, 15)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
