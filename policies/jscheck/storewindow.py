@@ -1,13 +1,17 @@
 """PL303 in TypeScript: the conversation loaded from a store as its newest rows. A query for a
 chat's messages ordered newest first and capped (`db.messages.findMany({ orderBy: { id: "desc" },
-take: limit })`, Prisma's and TypeORM's options) is a window by position: once the chat holds
-more rows than the cap, its first message moves on with every turn and every request misses
-the cache from there. Pure: a syntax tree in, findings out.
+take: limit })`, Prisma's and TypeORM's options; SQL text with `ORDER BY ... DESC LIMIT n`) is
+a window by position: once the chat holds more rows than the cap, its first message moves on
+with every turn and every request misses the cache from there. A chat platform's channel read
+the same way (`channel.messages.fetch({ limit })`: the channel's latest messages) is the same
+window. Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
 
 from __future__ import annotations
+
+import re
 
 from tree_sitter import Node
 
@@ -18,6 +22,48 @@ from .syntax import Source, arguments, key_name, unwrap, walk
 _ROWS = HISTORY_WORDS | {"message", "turn", "chats", "conversations"}
 _ORDER = frozenset({"orderBy", "order", "sort"})
 _CAP = frozenset({"take", "limit"})
+# A read of a list that a chat platform returns newest first (discord.js
+# `channel.messages.fetch({ limit })`): no order is written because the API has only one.
+_LATEST_READS = frozenset({"fetch"})
+# `SELECT ... FROM messages WHERE ... ORDER BY created_at DESC LIMIT 20`: the table named, then
+# a newest-first order and a cap (a number or a placeholder).
+_SQL = re.compile(
+    r"\bfrom\s+[\"`]?(\w+)[\"`]?\b.*?\border\s+by\s+[\w.\"`]+\s+desc\s+limit\s+(\S+)",
+    re.IGNORECASE | re.DOTALL,
+)
+_WHY = (
+    "once the chat holds more, its first message moves on every turn and every request misses "
+    "the cache from there; load it whole and summarise or cut it in large steps"
+)
+
+
+def _one_row(src: Source, value: Node) -> bool:
+    """`limit: 1`: the latest message alone (a reply to read), not a window of the chat."""
+    text = src.text(unwrap(value)).strip("'\"`")
+    return text.isdigit() and int(text) <= 2
+
+
+def _sql_window(src: Source, node: Node) -> bool:
+    """A query string that reads a messages table newest first to a cap of more than two."""
+    m = _SQL.search(src.text(node))
+    if m is None or not set(words(m.group(1))) & _ROWS:
+        return False
+    cap = m.group(2).strip("'\"`;)")
+    return not (cap.isdigit() and int(cap) <= 2)
+
+
+def _latest_read(src: Source, call: Node, cap: Node) -> bool:
+    """`textChannel.messages.fetch({ limit })`: the latest messages of a channel, capped."""
+    callee = call.child_by_field_name("function")
+    if callee is None or callee.type != "member_expression":
+        return False
+    if src.text(callee.child_by_field_name("property")) not in _LATEST_READS:
+        return False
+    owner = unwrap(callee.child_by_field_name("object"))
+    if owner.type != "member_expression":
+        return False
+    prop = src.text(owner.child_by_field_name("property"))
+    return bool(set(words(prop)) & _ROWS) and not _one_row(src, cap)
 
 
 def _newest_first(src: Source, value: Node) -> bool:
@@ -26,9 +72,24 @@ def _newest_first(src: Source, value: Node) -> bool:
     )
 
 
+def _pair_value(pair: Node) -> Node:
+    value = pair.child_by_field_name("value")
+    return value if value is not None else pair
+
+
 def check_store_window(src: Source) -> list[Finding]:
     out: list[Finding] = []
     for n in walk(src.root):
+        if n.type in ("string", "template_string") and _sql_window(src, n):
+            out.append(
+                src.finding(
+                    n,
+                    "PL303",
+                    f"the conversation is loaded as its newest rows (SQL "
+                    f"`ORDER BY ... DESC LIMIT`): {_WHY}",
+                )
+            )
+            continue
         if n.type != "call_expression":
             continue
         callee = n.child_by_field_name("function")
@@ -45,6 +106,17 @@ def check_store_window(src: Source) -> list[Finding]:
             }
             order = next((pairs[k] for k in _ORDER if k in pairs), None)
             cap = next((pairs[k] for k in _CAP if k in pairs), None)
+            if cap is not None and order is None and _latest_read(src, n, _pair_value(cap)):
+                out.append(
+                    src.finding(
+                        cap,
+                        "PL303",
+                        f"the conversation is read as the channel's latest messages "
+                        f"(`{src.text(n.child_by_field_name('function'))}` with "
+                        f"`{src.text(cap)}`): {_WHY}",
+                    )
+                )
+                continue
             if order is None or cap is None or not _newest_first(src, order):
                 continue
             out.append(

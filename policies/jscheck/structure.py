@@ -906,6 +906,8 @@ def _through_order_kept(src: Source, obj: Node | None) -> Node | None:
     None."""
     while obj is not None:
         obj = unwrap(obj)
+        if obj.type == "array":
+            return _spread_first(obj)
         if obj.type != "call_expression" or callee_name(src, obj) not in _KEEP_ORDER:
             return obj
         if callee_name(src, obj) == "filter":
@@ -920,6 +922,16 @@ def _through_order_kept(src: Source, obj: Node | None) -> Node | None:
         fn = obj.child_by_field_name("function")
         obj = fn.child_by_field_name("object") if fn is not None else None
     return obj
+
+
+def _spread_first(arr: Node) -> Node:
+    """`[...messages, { role: "user", text }]` -> `messages`: a list that begins with the whole
+    of another and appends the new turn keeps that list's order, so a window cut from its end
+    is a window of it. Any other array literal is itself."""
+    items = [c for c in arr.named_children if c.type != "comment"]
+    if items and items[0].type == "spread_element" and items[0].named_children:
+        return items[0].named_children[0]
+    return arr
 
 
 def _history_word(name: str) -> bool:

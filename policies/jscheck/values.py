@@ -712,7 +712,7 @@ class Evaluator:
         if (
             got
             and all(x.kind == "param" for x in got)
-            and _says_current(prop)
+            and (_says_current(prop) or _labelled_current(src, node))
             and self._handed_in(obj)
         ):
             # `userContext.currentTime`: a field of what the caller handed in, read by its
@@ -1104,6 +1104,21 @@ _PRESENT = frozenset({"current", "now", "today"})
 
 def _says_current(name: str) -> bool:
     return bool(set(words(name)) & _PRESENT)
+
+
+def _labelled_current(src: Source, node: Node) -> bool:
+    """``Current ISO timestamp: ${context.isoTimestamp}``: a field written into the text under
+    a label that says it is the present moment (the text's own line before the value)."""
+    sub = node.parent
+    if sub is None or sub.type != "template_substitution" or sub.parent is None:
+        return False
+    before = ""
+    for c in sub.parent.children:
+        if c.id == sub.id:
+            break
+        before = src.text(c) if c.type == "string_fragment" else ""
+    line = before.rsplit("\n", 1)[-1]
+    return bool(set(words(line)) & _PRESENT)
 
 
 def _destructured(value: Node) -> bool:
