@@ -12,6 +12,7 @@ window. Pure: a syntax tree in, findings out.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from tree_sitter import Node
 
@@ -43,13 +44,17 @@ def _one_row(src: Source, value: Node) -> bool:
     return text.isdigit() and int(text) <= 2
 
 
-def _sql_window(src: Source, node: Node) -> bool:
-    """A query string that reads a messages table newest first to a cap of more than two."""
-    m = _SQL.search(src.text(node))
+def _sql_window(src: Source, node: Node) -> int | None:
+    """A query string that reads a messages table newest first to a cap of more than two: the
+    number of lines into the string where its cap (`LIMIT`) is written, or None."""
+    text = src.text(node)
+    m = _SQL.search(text)
     if m is None or not set(words(m.group(1))) & _ROWS:
-        return False
+        return None
     cap = m.group(2).strip("'\"`;)")
-    return not (cap.isdigit() and int(cap) <= 2)
+    if cap.isdigit() and int(cap) <= 2:
+        return None
+    return text.count("\n", 0, m.start(2))
 
 
 def _latest_read(src: Source, call: Node, cap: Node) -> bool:
@@ -80,15 +85,20 @@ def _pair_value(pair: Node) -> Node:
 def check_store_window(src: Source) -> list[Finding]:
     out: list[Finding] = []
     for n in walk(src.root):
-        if n.type in ("string", "template_string") and _sql_window(src, n):
-            out.append(
-                src.finding(
+        if n.type in ("string", "template_string"):
+            down = _sql_window(src, n)
+            if down is not None:
+                found = src.finding(
                     n,
                     "PL303",
-                    f"the conversation is loaded as its newest rows (SQL "
-                    f"`ORDER BY ... DESC LIMIT`): {_WHY}",
+                    f"the conversation is loaded as its newest rows (SQL `ORDER BY ... DESC "
+                    f"LIMIT`): {_WHY}",
                 )
-            )
+                line = found.line + down
+                quoted = src.lines[line - 1] if line <= len(src.lines) else ""
+                out.append(
+                    replace(found, line=line, col=1 if down else found.col, source_line=quoted)
+                )
             continue
         if n.type != "call_expression":
             continue
