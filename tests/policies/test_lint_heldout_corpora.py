@@ -136,7 +136,8 @@ CORPORA = (
         # request fields in prompt parts, live state): TS 1/2, 6/9, 11/16 -> 2/2, 9/9, 14/14;
         # Python 0/1, 1/3, 2/4 -> 1/1, 3/3, 5/6.
         test={
-            "ts": {"volatile": (2, 2), "structural": (9, 9), "precision": (14, 14)},
+            # TS precision 14/14 -> 15/15 by branch h30ts3 (an SQL window's LIMIT line).
+            "ts": {"volatile": (2, 2), "structural": (9, 9), "precision": (15, 15)},
             "py": {"volatile": (1, 1), "structural": (3, 3), "precision": (5, 6)},
         },
     ),
@@ -236,9 +237,11 @@ CORPORA = (
         # Scored once by the lead with policies/ as on main 14d792a (this round's rules, two
         # branches tuned on the development half), every unlabelled finding judged by reading
         # (15: 4 true, 11 false). With main 0f0e2dd's rules (before the round), the same
-        # findings but the two side requests (TS precision 7/10).
+        # findings but the two side requests (TS precision 7/10). Development data since:
+        # TS 1/4, 4/9, 9/12 -> 2/4, 6/9, 12/15 by branch h30ts3 (a window of the history with
+        # the new turn appended, a channel's latest messages, a time the prompt labels current).
         test={
-            "ts": {"volatile": (1, 4), "structural": (4, 9), "precision": (9, 12)},
+            "ts": {"volatile": (2, 4), "structural": (6, 9), "precision": (12, 15)},
             "py": {"volatile": (3, 4), "structural": (2, 6), "precision": (7, 15)},
         },
     ),
