@@ -64,8 +64,9 @@ def _latest_read(src: Source, call: Node, cap: Node) -> bool:
         return False
     if src.text(callee.child_by_field_name("property")) not in _LATEST_READS:
         return False
-    owner = unwrap(callee.child_by_field_name("object"))
-    if owner.type != "member_expression":
+    obj = callee.child_by_field_name("object")
+    owner = unwrap(obj) if obj is not None else None
+    if owner is None or owner.type != "member_expression":
         return False
     prop = src.text(owner.child_by_field_name("property"))
     return bool(set(words(prop)) & _ROWS) and not _one_row(src, cap)
