@@ -140,6 +140,16 @@ _EVENT_BOUNDS = frozenset(
     | {"deadline", "release", "created", "updated", "modified", "published"}
 )
 _SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
+# Whose name a request may carry (`guestName`, `userName`): the person the conversation is
+# with, the same on every turn of it.
+_PEOPLE = frozenset({"guest", "user", "customer", "client", "caller", "visitor", "patient"})
+
+
+def _person_name(name: str) -> bool:
+    ws = words(name)
+    return len(ws) == 2 and ws[1] == "name" and ws[0] in _PEOPLE
+
+
 _RENDERS = frozenset({"render", "renderString", "fill", "interpolate", "compile"})
 _SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
 # Editor state an extension reads: which files are open, visible or active changes as the
@@ -520,9 +530,10 @@ class Evaluator:
             vals = bound_before(vals, node, scope)
         if vals:
             got = self._union(vals)
-            if set(words(name)) & (_SETTLED_WORDS | _BODY_CONFIG) or words(name)[-1:] in (
-                ["id"],
-                ["ids"],
+            if (
+                set(words(name)) & (_SETTLED_WORDS | _BODY_CONFIG)
+                or words(name)[-1:] in (["id"], ["ids"])
+                or _person_name(name)
             ):
                 # `const { systemPrompt, userId } = await req.json()`: a field the client sets
                 # once for a conversation, not content of this request.

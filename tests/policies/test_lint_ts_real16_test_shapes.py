@@ -121,3 +121,24 @@ def test_a_handed_in_time_the_prompt_labels_current() -> None:
 def test_a_handed_in_time_labelled_as_a_records_is_silent() -> None:
     record = _LABELLED.replace("Current ISO timestamp", "Conversation started at")
     assert [c for c in _codes(record) if c[1] in ("PL101", "PL102")] == []
+
+
+_GUEST = """\
+serve(async (req) => {
+  const { message, history, guestName, intent } = await req.json();
+  const systemPrompt = `You are a concierge. The guest is ${guestName}.SLOT`;
+  const turn = { role: "user", content: message };
+  const messages = [{ role: "system", content: systemPrompt }, ...history, turn];
+  const res = await fetch(URL, { method: "POST", body: JSON.stringify({ model: "m", messages }) });
+  return new Response(await res.text());
+});
+"""
+
+
+def test_the_guests_name_from_the_request_is_silent() -> None:
+    # the person the conversation is with: the same on every turn of it
+    assert [c for c in _codes(_GUEST.replace("SLOT", "")) if c[1] == "PL304"] == []
+
+
+def test_a_field_of_this_request_beside_it_is_reported() -> None:
+    assert (3, "PL304") in _codes(_GUEST.replace("SLOT", " Intent: ${intent}"))
