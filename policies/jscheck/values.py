@@ -729,6 +729,15 @@ class Evaluator:
             # `userContext.currentTime`: a field of what the caller handed in, read by its
             # name as the parameter itself would be.
             return got | self._by_meaning(node, prop)
+        if (
+            got
+            and all(x.kind == "param" for x in got)
+            and _workspace_context(prop)
+            and self._handed_in(obj)
+        ):
+            # `ctx.workspaceContext`: what an editor agent gathers from the open workspace
+            # (its changes, its diagnostics) for this request.
+            return got | self._make("filetree", node)
         if obj is not None and obj.type == "member_expression":
             # `studio.hours.monday`: an entry of a record named for hours is a schedule's
             # text; the name tells what the record holds, not that it reads the clock.
@@ -1115,6 +1124,13 @@ _PRESENT = frozenset({"current", "now", "today"})
 
 def _says_current(name: str) -> bool:
     return bool(set(words(name)) & _PRESENT)
+
+
+def _workspace_context(name: str) -> bool:
+    """`workspaceContext`: the workspace's context gathered for a request. Not
+    `workspaceState`, VS Code's stored key-value memento."""
+    ws = words(name)
+    return ws[-2:] == ["workspace", "context"]
 
 
 def _labelled_current(src: Source, node: Node) -> bool:

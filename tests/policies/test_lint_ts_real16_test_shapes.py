@@ -142,3 +142,31 @@ def test_the_guests_name_from_the_request_is_silent() -> None:
 
 def test_a_field_of_this_request_beside_it_is_reported() -> None:
     assert (3, "PL304") in _codes(_GUEST.replace("SLOT", " Intent: ${intent}"))
+
+
+_WORKSPACE = """\
+import * as vscode from "vscode";
+
+export async function chat(ctx: { FIELD?: string; history: string[] }, systemPrompt: string) {
+  let prompt = systemPrompt;
+  if (ctx.FIELD) {
+    prompt += `\\n\\nWorkspace:\\n${ctx.FIELD}`;
+  }
+  const messages = [vscode.LanguageModelChatMessage.User(prompt)];
+  for (const turn of ctx.history) {
+    messages.push(vscode.LanguageModelChatMessage.Assistant(turn));
+  }
+  const model = (await vscode.lm.selectChatModels())[0];
+  return model.sendRequest(messages, {});
+}
+"""
+
+
+def test_the_workspace_context_handed_in_is_appended_to_the_system_prompt() -> None:
+    assert (6, "PL105") in _codes(_WORKSPACE.replace("FIELD", "workspaceContext"))
+
+
+def test_a_workspace_name_or_stored_state_handed_in_is_silent() -> None:
+    for field in ("workspaceName", "workspaceState"):
+        found = [c for c in _codes(_WORKSPACE.replace("FIELD", field)) if c[1].startswith("PL1")]
+        assert found == [], field
