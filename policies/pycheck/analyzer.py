@@ -30,6 +30,7 @@ from .livelist import check_live_list_in_system
 from .looptools import check_loop_tools
 from .measured import drop_measured
 from .middleout import check_middle_out
+from .partials import check_volatile_partials
 from .peritem import check_per_item
 from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
@@ -40,6 +41,7 @@ from .side import check_side_requests
 from .sinks import SinkCheck
 from .steps import check_model_per_step
 from .stepstate import check_step_state
+from .storewindow import check_store_windows
 from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .templates import check_prompt_templates
@@ -141,6 +143,8 @@ def check_python(
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
     check_windows(tree, ctx)
+    check_store_windows(tree, ctx)
+    check_volatile_partials(tree, ctx)
     check_middle_out(tree, ctx)
     check_last_only(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
