@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
@@ -105,6 +106,20 @@ class Analysis:
         return ctx.findings.in_order()
 
 
+def _syntax_message(msg: str, version: tuple[int, int] = sys.version_info[:2]) -> str:
+    """The PL901 message. Python 3.12 (PEP 701) lets an f-string reuse its quotes, backslashes
+    and comments inside its braces; an older interpreter's `ast` rejects such a file whole, so
+    say why rather than leave the user to hunt for a mistake that is not there."""
+    text = f"syntax error: {msg}"
+    if version < (3, 12) and msg.startswith("f-string"):
+        text += (
+            f" (this f-string may be valid Python 3.12 or later: the linter parses with the "
+            f"grammar of the Python it runs on, {version[0]}.{version[1]}; run it on 3.12 or "
+            "later to lint this file)"
+        )
+    return text
+
+
 def check_python(
     path: str,
     text: str,
@@ -129,7 +144,7 @@ def check_python(
                 line,
                 (exc.offset or 1),
                 "PL901",
-                f"syntax error: {exc.msg}",
+                _syntax_message(exc.msg),
                 source_line=lines[line - 1] if 0 < line <= len(lines) else "",
             )
         ]

@@ -5,9 +5,10 @@ text (`SELECT role, content FROM messages WHERE chat = ? ORDER BY id DESC LIMIT 
 oldest message sent moves on every exchange, so the request after the system prompt misses the
 cache. The store's own window, beside `windows` (which finds the list cut in Python).
 
-Counts only where the rows become the sent history: in a file that builds chat messages (it
-mentions a `role`), and where the query reads a `role` column or the function or the name it is
-bound to is the conversation's (`get_context_for_llm`, `history = ...`). A page the caller asks
+Counts only where the file shows the rows become the sent history: in a file that mentions a
+`role`, where the function turns them into chat messages (`{"role": r, ...}`), or the function or
+the name they are bound to is the conversation's (`get_context_for_llm`, `history = ...`); a
+store's `list_recent(limit)` whose caller is elsewhere is not assumed sent. A page the caller asks
 for (`OFFSET`) and a statement that deletes or updates are not windows. Pure: a syntax tree in,
 findings out.
 """
@@ -36,7 +37,6 @@ _SQL = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _OFFSET = re.compile(r"\boffset\b", re.IGNORECASE)
-_ROLE = re.compile(r"\brole\b", re.IGNORECASE)
 _WHY = (
     "the stored messages are read newest first and capped ({what}): once the chat is longer, "
     "the first message sent moves on every exchange and the request misses the cache after the "
@@ -51,7 +51,7 @@ def check_store_windows(tree: ast.Module, ctx: Context) -> None:
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        fn_sent = bool(set(words(fn.name)) & _SENT)
+        fn_sent = bool(set(words(fn.name)) & _SENT) or _builds_messages(fn)
         for stmt in fn.body:
             _check_statement(stmt, fn_sent, ctx)
 
@@ -75,7 +75,7 @@ def _check_statement(stmt: ast.stmt, fn_sent: bool, ctx: Context) -> None:
                 m = _SQL.search(n.value)
                 if m is None or _OFFSET.search(n.value) or not _stored(m.group("table")):
                     continue
-                if not (fn_sent or target_sent or _ROLE.search(n.value[: m.start("table")])):
+                if not (fn_sent or target_sent):
                     continue
                 line = n.lineno + n.value[: m.start("limit")].count("\n")
                 where = ast.Constant(value=None, lineno=line, col_offset=n.col_offset)
@@ -86,6 +86,14 @@ def _check_statement(stmt: ast.stmt, fn_sent: bool, ctx: Context) -> None:
                 and (what := _orm_window(n)) is not None
             ):
                 ctx.flag(n, "PL303", _WHY.format(what=f"`{what}`"))
+
+
+def _builds_messages(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The function turns what it reads into chat messages (`{"role": r, "content": c}`)."""
+    return any(
+        isinstance(n, ast.Dict) and any(k is not None and const_str(k) == "role" for k in n.keys)
+        for n in ast.walk(fn)
+    )
 
 
 def _stored(name: str) -> bool:

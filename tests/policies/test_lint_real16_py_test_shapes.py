@@ -6,6 +6,7 @@ thing the rule reads."""
 from __future__ import annotations
 
 from prefixlock.policies.engine import lint_source
+from prefixlock.policies.pycheck.analyzer import _syntax_message
 
 
 def _codes(src: str) -> list[str]:
@@ -48,6 +49,23 @@ def test_sql_page_with_an_offset_is_no_window() -> None:
     """`LIMIT ? OFFSET ?`: a page the caller asked for (a history screen), not the sent chat."""
     src = _SQL.replace("ORDER_DIR", "DESC").replace("LIMIT ?\n", "LIMIT ? OFFSET ?\n")
     assert _codes(src) == []
+
+
+_REPO = (
+    "class Messages:\n"
+    "    def NAME(self, session_id, limit):\n"
+    "        return self._db.execute(\n"
+    '            "SELECT id, role, content FROM messages WHERE session_id = ? "\n'
+    '            "ORDER BY created_at DESC LIMIT ?", (session_id, limit)\n'
+    "        ).fetchall()\n"
+)
+
+
+def test_a_store_method_whose_caller_is_elsewhere_is_not_assumed_sent() -> None:
+    """`list_recent(limit)` in a repository: the file does not show the rows sent (its caller
+    may show a page of them); named for the conversation sent, it does."""
+    assert _codes(_REPO.replace("NAME", "list_recent")) == []
+    assert _codes(_REPO.replace("NAME", "get_context_for_llm")) == ["PL303"]
 
 
 _DELETE = (
@@ -134,3 +152,15 @@ def test_a_template_without_the_conversation_is_not_reported() -> None:
         '        MessagesPlaceholder(variable_name="messages"),\n', ""
     )
     assert _codes(src) == []
+
+
+def test_an_f_string_error_on_an_older_python_says_the_file_may_need_3_12() -> None:
+    """Python 3.12 lets an f-string reuse its quotes inside its braces; 3.11's parser rejects
+    the whole file, and the message says why instead of pointing at a mistake."""
+    msg = _syntax_message("f-string: unmatched '('", (3, 11))
+    assert "Python 3.12" in msg and "3.11" in msg
+
+
+def test_other_syntax_errors_and_newer_pythons_get_the_plain_message() -> None:
+    assert _syntax_message("invalid syntax", (3, 11)) == "syntax error: invalid syntax"
+    assert _syntax_message("f-string: x", (3, 12)) == "syntax error: f-string: x"
