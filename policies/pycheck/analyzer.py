@@ -38,6 +38,7 @@ from .prefixflow import check_prefix_flow
 from .reach import drop_unreached
 from .retrieved import check_retrieved_in_system
 from .servercut import check_server_cut
+from .sessionstart import drop_session_starts
 from .side import check_side_requests
 from .sinks import SinkCheck
 from .steps import check_model_per_step
@@ -188,6 +189,7 @@ def check_python(
     found += check_retrieved_in_system(tree, ctx, found)
     found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
     found = drop_inspected(tree, found)
+    found = drop_session_starts(tree, found)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

@@ -164,3 +164,39 @@ def test_an_f_string_error_on_an_older_python_says_the_file_may_need_3_12() -> N
 def test_other_syntax_errors_and_newer_pythons_get_the_plain_message() -> None:
     assert _syntax_message("invalid syntax", (3, 11)) == "syntax error: invalid syntax"
     assert _syntax_message("f-string: x", (3, 12)) == "syntax error: f-string: x"
+
+
+_PRESET = (
+    "import datetime\n\n\n"
+    "class Bot:\n"
+    "    def get_preset(self, name):\n"
+    "        today = datetime.datetime.now().isoformat()\n"
+    '        return [{"role": "system", "content": f"You are {name}. Now: {today}"}]\n\n'
+    "    async def start(self, client, name, text):\n"
+    "        CALL\n"
+)
+_IN_SESSION = (
+    "self.session = ChatSession(\n"
+    "            options=SessionOptions(messages=[*self.get_preset(name)]),\n"
+    "        )"
+)
+_PER_REQUEST = (
+    "return await client.chat.completions.create(\n"
+    '            model="m", messages=[*self.get_preset(name), {"role": "user", "content": text}]\n'
+    "        )"
+)
+
+
+def test_a_prompt_built_only_inside_a_session_construction_is_fixed_for_the_session() -> None:
+    """Every call of the builder lies in `ChatSession(...)`'s arguments: read once per
+    conversation, not per request."""
+    assert _codes(_PRESET.replace("CALL", _IN_SESSION)) == []
+
+
+def test_the_same_builder_called_for_a_request_is_per_request() -> None:
+    assert "PL101" in _codes(_PRESET.replace("CALL", _PER_REQUEST))
+
+
+def test_a_builder_also_called_for_a_request_keeps_its_finding() -> None:
+    src = _PRESET.replace("CALL", _IN_SESSION + "\n        " + _PER_REQUEST)
+    assert "PL101" in _codes(src)
