@@ -189,7 +189,7 @@ def check_python(
     found += check_retrieved_in_system(tree, ctx, found)
     found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
     found = drop_inspected(tree, found)
-    found = drop_session_starts(tree, found)
+    found = drop_session_starts(tree, found, lines)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

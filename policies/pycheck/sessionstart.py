@@ -21,9 +21,11 @@ _VOLATILE = frozenset(VOLATILE_CODES.values())
 _SESSION = frozenset({"session", "conversation", "thread"})
 
 
-def drop_session_starts(tree: ast.Module, found: list[Finding]) -> list[Finding]:
-    if not any(f.code in _VOLATILE for f in found):
-        return found
+def drop_session_starts(tree: ast.Module, found: list[Finding], lines: list[str]) -> list[Finding]:
+    if not any(f.code in _VOLATILE for f in found) or not any(
+        w in line for line in lines for w in ("Session", "Conversation", "Thread")
+    ):
+        return found  # the common case, without a walk
     spans: dict[str, tuple[int, int]] = {}
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
