@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
@@ -30,16 +31,19 @@ from .livelist import check_live_list_in_system
 from .looptools import check_loop_tools
 from .measured import drop_measured
 from .middleout import check_middle_out
+from .partials import check_volatile_partials
 from .peritem import check_per_item
 from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
 from .reach import drop_unreached
 from .retrieved import check_retrieved_in_system
 from .servercut import check_server_cut
+from .sessionstart import drop_session_starts
 from .side import check_side_requests
 from .sinks import SinkCheck
 from .steps import check_model_per_step
 from .stepstate import check_step_state
+from .storewindow import check_store_windows
 from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .templates import check_prompt_templates
@@ -103,6 +107,20 @@ class Analysis:
         return ctx.findings.in_order()
 
 
+def _syntax_message(msg: str, version: tuple[int, int] = sys.version_info[:2]) -> str:
+    """The PL901 message. Python 3.12 (PEP 701) lets an f-string reuse its quotes, backslashes
+    and comments inside its braces; an older interpreter's `ast` rejects such a file whole, so
+    say why rather than leave the user to hunt for a mistake that is not there."""
+    text = f"syntax error: {msg}"
+    if version < (3, 12) and msg.startswith("f-string"):
+        text += (
+            f" (this f-string may be valid Python 3.12 or later: the linter parses with the "
+            f"grammar of the Python it runs on, {version[0]}.{version[1]}; run it on 3.12 or "
+            "later to lint this file)"
+        )
+    return text
+
+
 def check_python(
     path: str,
     text: str,
@@ -127,7 +145,7 @@ def check_python(
                 line,
                 (exc.offset or 1),
                 "PL901",
-                f"syntax error: {exc.msg}",
+                _syntax_message(exc.msg),
                 source_line=lines[line - 1] if 0 < line <= len(lines) else "",
             )
         ]
@@ -141,6 +159,8 @@ def check_python(
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
     check_windows(tree, ctx)
+    check_store_windows(tree, ctx)
+    check_volatile_partials(tree, ctx)
     check_middle_out(tree, ctx)
     check_last_only(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
@@ -169,6 +189,7 @@ def check_python(
     found += check_retrieved_in_system(tree, ctx, found)
     found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
     found = drop_inspected(tree, found)
+    found = drop_session_starts(tree, found, lines)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

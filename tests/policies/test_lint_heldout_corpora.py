@@ -243,7 +243,10 @@ CORPORA = (
         # an editor agent's workspace context).
         test={
             "ts": {"volatile": (3, 4), "structural": (6, 9), "precision": (13, 16)},
-            "py": {"volatile": (3, 4), "structural": (2, 6), "precision": (7, 15)},
+            # Development data since: Python 3/4, 2/6, 7/15 -> 4/4, 4/6, 10/17 by branch h30py3
+            # (a store's newest messages read to a cap, a chat template slot bound to a clock
+            # callable, a prompt built only in a session construction; policies/README.md).
+            "py": {"volatile": (4, 4), "structural": (4, 6), "precision": (10, 17)},
         },
     ),
 )

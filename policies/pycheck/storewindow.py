@@ -1,0 +1,172 @@
+"""PL303 in Python: the chat's last messages read from a database newest first and capped. SQL
+text (`SELECT role, content FROM messages WHERE chat = ? ORDER BY id DESC LIMIT ?`), SQLAlchemy
+(`select(Message).order_by(desc(Message.id)).limit(n)`, `Message.id.desc()`) or Django
+(`Message.objects.filter(...).order_by("-id")[:n]`): once the chat holds more than the cap, the
+oldest message sent moves on every exchange, so the request after the system prompt misses the
+cache. The store's own window, beside `windows` (which finds the list cut in Python).
+
+Counts only where the file shows the rows become the sent history: in a file that mentions a
+`role`, where the function turns them into chat messages (`{"role": r, ...}`), or the function or
+the name they are bound to is the conversation's (`get_context_for_llm`, `history = ...`); a
+store's `list_recent(limit)` whose caller is elsewhere is not assumed sent. A page the caller asks
+for (`OFFSET`) and a statement that deletes or updates are not windows. Pure: a syntax tree in,
+findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..meaning import words
+from .context import Context
+from .syntax import const_str
+
+# Table or model words of stored messages (`messages`, `ChatMessage`, `chat_history`); not a
+# list of chats or conversations (a sidebar of recent chats is no window).
+_STORED = frozenset({"message", "messages", "history", "turn", "turns", "msgs"})
+# Names of a function or a variable that hold what is sent (`get_context_for_llm`, `history`).
+_SENT = frozenset(
+    {"history", "messages", "context", "conversation", "chat", "llm", "prompt", "msgs"}
+)
+_SQL = re.compile(
+    r"^\s*(?:select|with)\b.*?\bfrom\s+[\"`\[]?(?P<table>\w+)[\"`\]]?"
+    r".*?\border\s+by\s+[\w.\"`]+\s+desc\b.*?\b(?P<limit>limit)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+_OFFSET = re.compile(r"\boffset\b", re.IGNORECASE)
+_WHY = (
+    "the stored messages are read newest first and capped ({what}): once the chat is longer, "
+    "the first message sent moves on every exchange and the request misses the cache after the "
+    "system prompt; read the whole conversation, or cut it in large steps and keep the cut "
+    "stable between requests"
+)
+
+
+def check_store_windows(tree: ast.Module, ctx: Context) -> None:
+    # Cheap text tests first: most files read no store newest first.
+    if not any("role" in line for line in ctx.lines) or not any(
+        "desc" in line or "DESC" in line or "order_by" in line for line in ctx.lines
+    ):
+        return
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        fn_sent = bool(set(words(fn.name)) & _SENT) or _builds_messages(fn)
+        for stmt in fn.body:
+            _check_statement(stmt, fn_sent, ctx)
+
+
+def _check_statement(stmt: ast.stmt, fn_sent: bool, ctx: Context) -> None:
+    # Nested functions are visited as functions of their own.
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return
+    target_sent = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
+        set(words(n.id)) & _SENT
+        for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+        for n in ast.walk(t)
+        if isinstance(n, ast.Name)
+    )
+    for node in ast.iter_child_nodes(stmt):
+        if isinstance(node, ast.stmt):
+            _check_statement(node, fn_sent, ctx)
+            continue
+        for n in ast.walk(node):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str):
+                m = _SQL.search(n.value)
+                if m is None or _OFFSET.search(n.value) or not _stored(m.group("table")):
+                    continue
+                if not (fn_sent or target_sent):
+                    continue
+                line = n.lineno + n.value[: m.start("limit")].count("\n")
+                where = ast.Constant(value=None, lineno=line, col_offset=n.col_offset)
+                ctx.flag(where, "PL303", _WHY.format(what="`ORDER BY ... DESC LIMIT`"))
+            elif (
+                (fn_sent or target_sent)
+                and isinstance(n, ast.expr)
+                and (what := _orm_window(n)) is not None
+            ):
+                ctx.flag(n, "PL303", _WHY.format(what=f"`{what}`"))
+
+
+def _builds_messages(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The function turns what it reads into chat messages (`{"role": r, "content": c}`)."""
+    return any(
+        isinstance(n, ast.Dict) and any(k is not None and const_str(k) == "role" for k in n.keys)
+        for n in ast.walk(fn)
+    )
+
+
+def _stored(name: str) -> bool:
+    return bool(set(words(name)) & _STORED)
+
+
+def _orm_window(node: ast.expr) -> str | None:
+    """`...order_by(desc(M.id)).limit(n)` or `...order_by("-id")[:n]` on a model or table of
+    stored messages: what it reads, shortened."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "limit"
+        and node.args
+    ):
+        chain: ast.expr = node.func.value
+    elif (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Slice)
+        and node.slice.upper is not None
+        and node.slice.step is None
+        and (node.slice.lower is None or _zero(node.slice.lower))
+    ):
+        chain = node.value
+    else:
+        return None
+    newest_first = False
+    stored = False
+    cur: ast.expr = chain
+    while True:
+        if isinstance(cur, ast.Call):
+            if isinstance(cur.func, ast.Attribute) and cur.func.attr == "order_by":
+                newest_first = newest_first or any(_descending(a) for a in cur.args)
+            stored = stored or any(_names_stored(a) for a in cur.args)
+            cur = cur.func
+        elif isinstance(cur, ast.Attribute):
+            stored = stored or _stored(cur.attr)
+            cur = cur.value
+        elif isinstance(cur, ast.Name):
+            stored = stored or _stored(cur.id)
+            break
+        else:
+            break
+    if not (newest_first and stored):
+        return None
+    text = ast.unparse(node)
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def _zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0
+
+
+def _descending(arg: ast.expr) -> bool:
+    """`desc(M.id)`, `M.id.desc()`, `"-created_at"`."""
+    text = const_str(arg)
+    if text is not None:
+        return text.startswith("-")
+    if isinstance(arg, ast.Call):
+        f = arg.func
+        return (isinstance(f, ast.Name) and f.id == "desc") or (
+            isinstance(f, ast.Attribute) and f.attr == "desc"
+        )
+    return False
+
+
+def _names_stored(arg: ast.expr) -> bool:
+    """`select(Message)`, `db.query(ChatHistory)`: the model read."""
+    return any(
+        (isinstance(n, ast.Name) and _stored(n.id))
+        or (isinstance(n, ast.Attribute) and _stored(n.attr))
+        for n in ast.walk(arg)
+    )
