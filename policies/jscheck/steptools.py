@@ -19,7 +19,7 @@ from tree_sitter import Node
 
 from ..findings import Finding
 from ..meaning import words
-from .syntax import FUNCTIONS, Source, arguments, key_name, scope_of, unwrap, walk
+from .syntax import FUNCTIONS, Source, arguments, bindings, key_name, scope_of, unwrap, walk
 
 # Keys of a request object that carry the conversation.
 _CONVERSATION_KEYS = frozenset({"messages", "input", "history", "contents"})
@@ -152,15 +152,7 @@ def _step_or_verdict(src: Source, cond: Node) -> Node | None:
 
 def check_tools_emptied_by_step(src: Source) -> list[Finding]:
     out: list[Finding] = []
-    for n in walk(src.root):
-        if n.type == "variable_declarator":
-            name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
-        elif n.type == "pair":
-            name, value = n.child_by_field_name("key"), n.child_by_field_name("value")
-        else:
-            continue
-        if name is None or value is None or words(src.text(name))[-1:] != ["tools"]:
-            continue
+    for _, value in bindings(src, "tools"):
         v = unwrap(value)
         if v.type != "ternary_expression":
             continue

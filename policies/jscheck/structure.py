@@ -26,6 +26,7 @@ from .syntax import (
     FUNCTIONS,
     Source,
     arguments,
+    bindings,
     callee_name,
     function_of,
     key_name,
@@ -1199,15 +1200,7 @@ def check_model_per_step(src: Source) -> list[Finding]:
     THINKING : BASE` inside the loop): each model has a cache of its own, so the steps after
     the switch read nothing the first one wrote."""
     out: list[Finding] = []
-    for n in walk(src.root):
-        if n.type == "variable_declarator":
-            name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
-        elif n.type == "pair":
-            name, value = n.child_by_field_name("key"), n.child_by_field_name("value")
-        else:
-            continue
-        if name is None or value is None or words(src.text(name))[-1:] != ["model"]:
-            continue
+    for n, value in bindings(src, "model"):
         value = unwrap(value)
         cond = (
             value.child_by_field_name("condition") if value.type == "ternary_expression" else None

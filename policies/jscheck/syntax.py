@@ -19,6 +19,7 @@ import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
 from ..findings import Finding, source_lines
+from ..meaning import words
 
 JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"})
 
@@ -114,6 +115,20 @@ def walk(node: Node) -> Iterator[Node]:
         n = stack.pop()
         yield n
         stack.extend(reversed(n.children))
+
+
+def bindings(src: Source, last_word: str) -> Iterator[tuple[Node, Node]]:
+    """Each `const <name> = value` and `{ <name>: value }` whose name ends in the word
+    `last_word` (`tools`, `activeTools`; `model`), as (the declarator or pair, its value)."""
+    for n in walk(src.root):
+        if n.type == "variable_declarator":
+            name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
+        elif n.type == "pair":
+            name, value = n.child_by_field_name("key"), n.child_by_field_name("value")
+        else:
+            continue
+        if name is not None and value is not None and words(src.text(name))[-1:] == [last_word]:
+            yield n, value
 
 
 def scope_of(node: Node) -> Node:
