@@ -11,13 +11,13 @@ window. Pure: a syntax tree in, findings out.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from tree_sitter import Node
 
 from ..findings import Finding
 from ..meaning import HISTORY_WORDS, words
+from ..sqlwindow import newest_capped
 from .syntax import Source, arguments, key_name, unwrap, walk
 
 _ROWS = HISTORY_WORDS | {"message", "turn", "chats", "conversations"}
@@ -26,12 +26,6 @@ _CAP = frozenset({"take", "limit"})
 # A read of a list that a chat platform returns newest first (discord.js
 # `channel.messages.fetch({ limit })`): no order is written because the API has only one.
 _LATEST_READS = frozenset({"fetch"})
-# `SELECT ... FROM messages WHERE ... ORDER BY created_at DESC LIMIT 20`: the table named, then
-# a newest-first order and a cap (a number or a placeholder).
-_SQL = re.compile(
-    r"\bfrom\s+[\"`]?(\w+)[\"`]?\b.*?\border\s+by\s+[\w.\"`]+\s+desc\s+limit\s+(\S+)",
-    re.IGNORECASE | re.DOTALL,
-)
 _WHY = (
     "once the chat holds more, its first message moves on every turn and every request misses "
     "the cache from there; load it whole and summarise or cut it in large steps"
@@ -48,13 +42,10 @@ def _sql_window(src: Source, node: Node) -> int | None:
     """A query string that reads a messages table newest first to a cap of more than two: the
     number of lines into the string where its cap (`LIMIT`) is written, or None."""
     text = src.text(node)
-    m = _SQL.search(text)
-    if m is None or not set(words(m.group(1))) & _ROWS:
+    found = newest_capped(text)
+    if found is None or not set(words(found[0])) & _ROWS:
         return None
-    cap = m.group(2).strip("'\"`;)")
-    if cap.isdigit() and int(cap) <= 2:
-        return None
-    return text.count("\n", 0, m.start(2))
+    return text.count("\n", 0, found[1])
 
 
 def _latest_read(src: Source, call: Node, cap: Node) -> bool:

@@ -18,9 +18,9 @@ findings out.
 from __future__ import annotations
 
 import ast
-import re
 
 from ..meaning import words
+from ..sqlwindow import newest_capped
 from .context import Context
 from .syntax import const_str
 
@@ -31,12 +31,6 @@ _STORED = frozenset({"message", "messages", "history", "turn", "turns", "msgs"})
 _SENT = frozenset(
     {"history", "messages", "context", "conversation", "chat", "llm", "prompt", "msgs"}
 )
-_SQL = re.compile(
-    r"^\s*(?:select|with)\b.*?\bfrom\s+[\"`\[]?(?P<table>\w+)[\"`\]]?"
-    r".*?\border\s+by\s+[\w.\"`]+\s+desc\b.*?\b(?P<limit>limit)\b",
-    re.IGNORECASE | re.DOTALL,
-)
-_OFFSET = re.compile(r"\boffset\b", re.IGNORECASE)
 _WHY = (
     "the stored messages are read newest first and capped ({what}): once the chat is longer, "
     "the first message sent moves on every exchange and the request misses the cache after the "
@@ -75,12 +69,10 @@ def _check_statement(stmt: ast.stmt, fn_sent: bool, ctx: Context) -> None:
             continue
         for n in ast.walk(node):
             if isinstance(n, ast.Constant) and isinstance(n.value, str):
-                m = _SQL.search(n.value)
-                if m is None or _OFFSET.search(n.value) or not _stored(m.group("table")):
+                found = newest_capped(n.value)
+                if found is None or not _stored(found[0]) or not (fn_sent or target_sent):
                     continue
-                if not (fn_sent or target_sent):
-                    continue
-                line = n.lineno + n.value[: m.start("limit")].count("\n")
+                line = n.lineno + n.value.count("\n", 0, found[1])
                 where = ast.Constant(value=None, lineno=line, col_offset=n.col_offset)
                 ctx.flag(where, "PL303", _WHY.format(what="`ORDER BY ... DESC LIMIT`"))
             elif (
