@@ -481,16 +481,10 @@ def _role(src: Source, item: Node) -> str | None:
 
 
 def _exported(fn: Node) -> bool:
-    n: Node | None = fn.parent
-    for _ in range(3):
-        if n is None:
-            return False
-        if n.type == "export_statement":
-            return True
-        if n.type in ("class_body", "method_definition"):
-            return True  # a method: its class may be used anywhere
-        n = n.parent
-    return False
+    # A method counts too: its class may be used anywhere.
+    return any(
+        n.type in ("export_statement", "class_body", "method_definition") for n in _ancestors(fn, 3)
+    )
 
 
 def _ancestors(fn: Node, n: int) -> list[Node]:
@@ -519,14 +513,7 @@ def _called(ident: Node) -> bool:
 
 def _imported_as(ident: Node) -> bool:
     """Whether a name is the one an import statement binds (`import { P } from "./p"`)."""
-    n: Node | None = ident.parent
-    for _ in range(4):
-        if n is None:
-            return False
-        if n.type == "import_statement":
-            return True
-        n = n.parent
-    return False
+    return any(n.type == "import_statement" for n in _ancestors(ident, 4))
 
 
 def _line(n: Node) -> int:
