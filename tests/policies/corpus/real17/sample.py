@@ -4,14 +4,15 @@ SKIPPED.txt.
 
     python tests/policies/corpus/real17/sample.py --upto K                # the first draw
     python tests/policies/corpus/real17/sample.py --reserve --volatile N  # volatile, reserve
+    python tests/policies/corpus/real17/sample.py --reserve2 --volatile N # volatile, 2nd reserve
     python tests/policies/corpus/real17/sample.py --upto K --volatile N   # volatile, main list
     python tests/policies/corpus/real17/sample.py --upto K --more N       # a structural step
     (--upto K: consider only the first K candidates, those whose fetch was tried)
 
 A thin wrapper round the shared ../realsample.py's `Draw` with real10's strata (imported from
-../real10/sample.py so that they cannot drift) and real15's `ReserveDraw` (a step over
-CANDIDATES.tsv's second block, the `search-N` rows, in its order), imported from
-../real15/sample.py, as real16's wrapper does. It never reads a file's meaning, only counts
+../real10/sample.py so that they cannot drift) and real15's `ReserveDraw` and `Reserve2Draw` (a
+step over CANDIDATES.tsv's second block, the `search-N` rows, or its third, amendment 1's
+`search2-N` rows, in its order), imported from ../real15/sample.py, as real16's wrapper does. It never reads a file's meaning, only counts
 matching lines and eligible files.
 """
 
@@ -34,9 +35,13 @@ _spec.loader.exec_module(real15)
 
 DRAW = rs.real10_draw(HERE)
 
+# the reserve draw of each flag (real15's classes, imported)
+RESERVES = {"--reserve": real15.ReserveDraw, "--reserve2": real15.Reserve2Draw}
+
 
 def main(argv: list[str]) -> int:
-    if "--reserve" not in argv:
+    flag = next((a for a in argv if a in RESERVES), None)
+    if flag is None:
         return DRAW.main(argv, volatile=3)
     # As real15's and real16's: a reserve step leaves the main list's `language full` projects
     # untried; the shared draw drops their SKIPPED lines (it expects to try them next), so they
@@ -44,8 +49,8 @@ def main(argv: list[str]) -> int:
     skipped = HERE / "SKIPPED.txt"
     lines = skipped.read_text(encoding="utf-8").splitlines()
     passed = [ln for ln in lines if "language full" in ln]
-    draw = real15.ReserveDraw(DRAW.here, DRAW.strata, DRAW.want)
-    code = draw.main([a for a in argv if a != "--reserve"], volatile=3)
+    draw = RESERVES[flag](DRAW.here, DRAW.strata, DRAW.want)
+    code = draw.main([a for a in argv if a != flag], volatile=3)
     now = skipped.read_text(encoding="utf-8").splitlines()
     kept = [ln for ln in passed if ln not in now]
     skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
