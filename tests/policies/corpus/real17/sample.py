@@ -5,6 +5,7 @@ SKIPPED.txt.
     python tests/policies/corpus/real17/sample.py --upto K                # the first draw
     python tests/policies/corpus/real17/sample.py --reserve --volatile N  # volatile, reserve
     python tests/policies/corpus/real17/sample.py --reserve2 --volatile N # volatile, 2nd reserve
+    python tests/policies/corpus/real17/sample.py --reserve3 --upto F --volatile N  # 3rd reserve
     python tests/policies/corpus/real17/sample.py --upto K --volatile N   # volatile, main list
     python tests/policies/corpus/real17/sample.py --upto K --more N       # a structural step
     (--upto K: consider only the first K candidates, those whose fetch was tried)
@@ -12,7 +13,9 @@ SKIPPED.txt.
 A thin wrapper round the shared ../realsample.py's `Draw` with real10's strata (imported from
 ../real10/sample.py so that they cannot drift) and real15's `ReserveDraw` and `Reserve2Draw` (a
 step over CANDIDATES.tsv's second block, the `search-N` rows, or its third, amendment 1's
-`search2-N` rows, in its order), imported from ../real15/sample.py, as real16's wrapper does. It never reads a file's meaning, only counts
+`search2-N` rows, in its order), imported from ../real15/sample.py, as real16's wrapper does, and
+real16's `Reserve3Draw` (prefix `search3-`: amendment 2's fifth block), imported from
+../real16/sample.py. It never reads a file's meaning, only counts
 matching lines and eligible files.
 """
 
@@ -33,10 +36,20 @@ assert _spec is not None and _spec.loader is not None
 real15 = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(real15)
 
+_REAL16 = HERE.parent / "real16" / "sample.py"
+_spec16 = importlib.util.spec_from_file_location("real16_sample", _REAL16)
+assert _spec16 is not None and _spec16.loader is not None
+real16 = importlib.util.module_from_spec(_spec16)
+_spec16.loader.exec_module(real16)
+
 DRAW = rs.real10_draw(HERE)
 
-# the reserve draw of each flag (real15's classes, imported)
-RESERVES = {"--reserve": real15.ReserveDraw, "--reserve2": real15.Reserve2Draw}
+# the reserve draw of each flag (real15's classes and real16's Reserve3Draw, imported)
+RESERVES = {
+    "--reserve": real15.ReserveDraw,
+    "--reserve2": real15.Reserve2Draw,
+    "--reserve3": real16.Reserve3Draw,
+}
 
 
 def main(argv: list[str]) -> int:
