@@ -1,4 +1,4 @@
-"""real11 to real16, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real17, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference): each one's draw and labels hold together, and (slow,
 where the project snapshots are on this machine) the linter's figures on both halves.
 
@@ -248,6 +248,25 @@ CORPORA = (
             # callable, a prompt built only in a session construction; policies/README.md).
             "py": {"volatile": (4, 4), "structural": (4, 6), "precision": (10, 17)},
         },
+    ),
+    HeldOut(
+        "real17",
+        labels=32,
+        breakers={("test", "volatile"): 8, ("test", "structural"): 17}
+        | {("dev", "volatile"): 5, ("dev", "structural"): 2},
+        # two from the search reserve (the second: it ended), three from the main list's
+        # untried candidates (the third: every candidate tried), four from amendment 1's second
+        # reserve and three from its second main list (the last of each: its block ended), one
+        # from amendment 2's third reserve (it ended)
+        steps=(8, 6, 8, 8, 7, 8, 8, 8, 2, 8, 8, 7, 8),
+        # First run (policies/ as on main 82fdcdc, after every label of both halves was
+        # committed), its 23 unlabelled findings judged in findings.toml (3 true, 20 false).
+        dev={
+            "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (11, 24)},
+            "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (1, 8)},
+        },
+        # Scored once, by the lead, with the round's final rules; empty until then.
+        test={},
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
