@@ -5,7 +5,9 @@ history windows, per-request content before the history, tools chosen per mode, 
 with another prefix; `pickedtools`: a prompt or tools picked by an option sent with the
 request; `servercut`, `stepstate`: a cut asked of the server, the current step written into the
 system prompt; `steptools`: the tool list changed between the requests of one turn;
-`storewindow`: a conversation loaded as its newest rows; `otherprefix`: one conversation
+`storewindow`: a conversation loaded as its newest rows; `capwindows`: a history cut
+to a cap by shift, filter, a newest-first slice or a loader named for the recent messages;
+`otherprefix`: one conversation
 sent under two system prompts). Findings are then dropped where
 `chainstart`, `instancemode`, `measured`, `runonce` and `memoised` show that no later request
 of the conversation reads the part reported. Pure: text in, findings out; another file of the
@@ -20,6 +22,7 @@ import re
 
 from ..findings import Finding
 from .aheadsystem import check_system_ahead_of_history
+from .capwindows import check_cap_windows
 from .chainstart import drop_chain_start
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
@@ -94,6 +97,7 @@ def check_js(
         + check_tools_between_calls(src)
         + check_tools_emptied_by_step(src)
         + check_store_window(src)
+        + check_cap_windows(src)
         + check_other_prefix(src)
         if (f.code, f.line) not in had
     ]
