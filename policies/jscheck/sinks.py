@@ -865,7 +865,13 @@ class SinkCheck:
             out = self._leaves(fn.child_by_field_name("object"), seen)  # type: ignore[arg-type]
             if name in ("replace", "replaceAll"):
                 args = arguments(n)
-                out += self._leaves(args[1], seen) if len(args) > 1 else []
+                fill = unwrap(args[1]) if len(args) > 1 else None
+                if fill is not None and fill.type in FUNCTIONS:
+                    # `text.replace(VARS, (m, v) => v === "datetime" ? new Date()... : m)`:
+                    # what the callback returns is written into the text.
+                    out += self._leaves_of(_returned(fill), seen)
+                elif fill is not None:
+                    out += self._leaves(fill, seen)
             elif name == "concat":
                 out += self._leaves_of(arguments(n), seen)
             return out
@@ -1443,3 +1449,17 @@ def _is_join(src: Source, node: Node) -> bool:
 
 def _order_key(t: Taint) -> tuple[str, int, str]:
     return (CODE_OF.get(t.kind, "~"), t.line, t.what)
+
+
+def _returned(fn: Node) -> list[Node]:
+    """What a function returns: its expression body, or each of its own `return` values."""
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return []
+    if body.type != "statement_block":
+        return [body]
+    return [
+        r.named_children[0]
+        for r in walk(body)
+        if r.type == "return_statement" and r.named_children and scope_of(r).id == fn.id
+    ]
