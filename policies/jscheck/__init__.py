@@ -24,6 +24,7 @@ from .aheadsystem import check_system_ahead_of_history
 from .askedwindow import check_asked_window
 from .capwindows import check_cap_windows
 from .chainstart import drop_chain_start
+from .depthinsert import check_depth_insert
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
 from .measured import drop_measured
@@ -99,6 +100,7 @@ def check_js(
         + check_store_window(src)
         + check_cap_windows(src)
         + check_asked_window(src)
+        + check_depth_insert(src)
         + check_other_prefix(src)
         if (f.code, f.line) not in had
     ]
