@@ -37,6 +37,7 @@ from .prefixflow import check_prefix_flow
 from .reach import Importers, drop_unreached
 from .rewrites import check_rewrites
 from .runonce import drop_read_once_per_run
+from .secondsystem import check_second_system
 from .servercut import check_server_cut
 from .sinks import SinkCheck
 from .stepstate import check_step_state
@@ -101,6 +102,7 @@ def check_js(
         + check_cap_windows(src)
         + check_asked_window(src)
         + check_depth_insert(src)
+        + check_second_system(src)
         + check_other_prefix(src)
         if (f.code, f.line) not in had
     ]
