@@ -120,7 +120,8 @@ _SUMMARY_OF = frozenset(
     | {"current", "previous", "prior", "memory", "dialog", "dialogue"}
 )
 # Names of a mode the user picks per request: the prompt or the tools chosen by it change.
-_MODE_WORDS = frozenset({"mode", "group", "focus"})
+# A phase or stage of a flow (`checkoutStage`, `phase`) moves within one conversation.
+_MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
 _COMPOSE = frozenset({"template_string", "binary_expression", "array", *_JSX})
