@@ -1000,7 +1000,17 @@ class SinkCheck:
         if v.type == "identifier":
             _, vals, _ = self.ev.m.lookup(v, self.src.text(v))
             nodes += [unwrap(x) for x in vals or []]
+        chain: list[Node] = []
         for x in nodes:
+            # `(await toolIndex.search(query, 5)).map((r) => r.tool)`: the search under the
+            # `.map` picks the tools, so each call of the chain is read.
+            while x.type == "call_expression":
+                chain.append(x)
+                fn = unwrap(x.child_by_field_name("function"))  # type: ignore[arg-type]
+                if fn.type != "member_expression":
+                    break
+                x = unwrap(fn.child_by_field_name("object"))  # type: ignore[arg-type]
+        for x in chain:
             if x.type == "call_expression":
                 cur = self._current_message(x)
                 if cur is not None:
