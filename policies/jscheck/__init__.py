@@ -2,14 +2,15 @@
 tree-sitter's grammars: volatile values and outside orders that reach a prompt prefix or a tool
 list (`sinks`, following values with `values`), and the structure of requests (`structure`:
 history windows, per-request content before the history, tools chosen per mode, side requests
-with another prefix; `pickedtools`: a prompt or tools picked by an option sent with the
-request; `servercut`, `stepstate`: a cut asked of the server, the current step written into the
-system prompt; `steptools`: the tool list changed between the requests of one turn;
-`storewindow`: a conversation loaded as its newest rows; `otherprefix`: one conversation
-sent under two system prompts). Findings are then dropped where
-`chainstart`, `instancemode`, `measured`, `runonce` and `memoised` show that no later request
-of the conversation reads the part reported. Pure: text in, findings out; another file of the
-project is read only through the loader the engine passes in.
+with another prefix; `pickedtools`: a prompt or tools picked by an option sent with the request;
+`servercut`, `stepstate`: a cut asked of the server, the current step written into the system
+prompt; `steptools`: the tool list changed between the requests of one turn; `storewindow`: a
+conversation loaded as its newest rows; `capwindows`: a history cut to a cap by shift, filter, a
+newest-first slice or a loader named for the recent messages; `otherprefix`: one conversation
+sent under two system prompts). Findings are then dropped where `chainstart`, `instancemode`,
+`measured`, `runonce` and `memoised` show that no later request of the conversation reads the
+part reported. Pure: text in, findings out; another file of the project is read only through the
+loader the engine passes in.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -20,7 +21,10 @@ import re
 
 from ..findings import Finding
 from .aheadsystem import check_system_ahead_of_history
+from .askedwindow import check_asked_window
+from .capwindows import check_cap_windows
 from .chainstart import drop_chain_start
+from .depthinsert import check_depth_insert
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
 from .measured import drop_measured
@@ -33,6 +37,7 @@ from .prefixflow import check_prefix_flow
 from .reach import Importers, drop_unreached
 from .rewrites import check_rewrites
 from .runonce import drop_read_once_per_run
+from .secondsystem import check_second_system
 from .servercut import check_server_cut
 from .sinks import SinkCheck
 from .stepstate import check_step_state
@@ -94,6 +99,10 @@ def check_js(
         + check_tools_between_calls(src)
         + check_tools_emptied_by_step(src)
         + check_store_window(src)
+        + check_cap_windows(src)
+        + check_asked_window(src)
+        + check_depth_insert(src)
+        + check_second_system(src)
         + check_other_prefix(src)
         if (f.code, f.line) not in had
     ]

@@ -120,7 +120,8 @@ _SUMMARY_OF = frozenset(
     | {"current", "previous", "prior", "memory", "dialog", "dialogue"}
 )
 # Names of a mode the user picks per request: the prompt or the tools chosen by it change.
-_MODE_WORDS = frozenset({"mode", "group", "focus"})
+# A phase or stage of a flow (`checkoutStage`, `phase`) moves within one conversation.
+_MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
 _COMPOSE = frozenset({"template_string", "binary_expression", "array", *_JSX})
@@ -865,7 +866,13 @@ class SinkCheck:
             out = self._leaves(fn.child_by_field_name("object"), seen)  # type: ignore[arg-type]
             if name in ("replace", "replaceAll"):
                 args = arguments(n)
-                out += self._leaves(args[1], seen) if len(args) > 1 else []
+                fill = unwrap(args[1]) if len(args) > 1 else None
+                if fill is not None and fill.type in FUNCTIONS:
+                    # `text.replace(VARS, (m, v) => v === "datetime" ? new Date()... : m)`:
+                    # what the callback returns is written into the text.
+                    out += self._leaves_of(_returned(fill), seen)
+                elif fill is not None:
+                    out += self._leaves(fill, seen)
             elif name == "concat":
                 out += self._leaves_of(arguments(n), seen)
             return out
@@ -993,7 +1000,17 @@ class SinkCheck:
         if v.type == "identifier":
             _, vals, _ = self.ev.m.lookup(v, self.src.text(v))
             nodes += [unwrap(x) for x in vals or []]
+        chain: list[Node] = []
         for x in nodes:
+            # `(await toolIndex.search(query, 5)).map((r) => r.tool)`: the search under the
+            # `.map` picks the tools, so each call of the chain is read.
+            while x.type == "call_expression":
+                chain.append(x)
+                fn = unwrap(x.child_by_field_name("function"))  # type: ignore[arg-type]
+                if fn.type != "member_expression":
+                    break
+                x = unwrap(fn.child_by_field_name("object"))  # type: ignore[arg-type]
+        for x in chain:
             if x.type == "call_expression":
                 cur = self._current_message(x)
                 if cur is not None:
@@ -1443,3 +1460,17 @@ def _is_join(src: Source, node: Node) -> bool:
 
 def _order_key(t: Taint) -> tuple[str, int, str]:
     return (CODE_OF.get(t.kind, "~"), t.line, t.what)
+
+
+def _returned(fn: Node) -> list[Node]:
+    """What a function returns: its expression body, or each of its own `return` values."""
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return []
+    if body.type != "statement_block":
+        return [body]
+    return [
+        r.named_children[0]
+        for r in walk(body)
+        if r.type == "return_statement" and r.named_children and scope_of(r).id == fn.id
+    ]

@@ -1095,11 +1095,24 @@ def _in_budget_loop(src: Source, node: Node, obj: Node | None) -> bool:
                 return False
             if is_history(src, obj):
                 return True
+            if cond_node is not None and _history_or_alias(src, obj) and _bounded(src, cond_node):
+                # `const recent = [...history]; while (tokens(recent) > maxTokens) recent.shift()`
+                return True
             return cond_node is not None and (
                 _measures_history(src, cond_node) or _measured_total(src, p, cond_node, obj)
             )
         p = p.parent
     return False
+
+
+def _bounded(src: Source, cond: Node) -> bool:
+    """A condition naming a budget or a cap (`maxTokens`, `MAX_HISTORY`), not a queue drained
+    to empty (`queue.length > 0`)."""
+    return any(
+        set(words(src.text(x))) & (_BUDGET | _CAP_WORDS)
+        for x in walk(cond)
+        if x.type in ("identifier", "property_identifier")
+    )
 
 
 def _measured_total(src: Source, loop: Node, cond: Node, obj: Node | None) -> bool:

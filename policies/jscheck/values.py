@@ -874,6 +874,11 @@ class Evaluator:
                 return recv | self._make("filetree", node)
             return recv
         if name in ("replace", "replaceAll") and len(args) >= 2:
+            fill = unwrap(args[1])
+            if fill.type in FUNCTIONS:
+                # `text.replace(VARS, (m, v) => v === "datetime" ? new Date()... : m)`: what
+                # the callback returns is written into the text.
+                return recv | self._apply(fill, [], node)
             return recv | self.taints(args[1])
         if recv:
             return recv | self._union(a for a in args if unwrap(a).type not in FUNCTIONS)

@@ -45,7 +45,10 @@ TEST_FLOOR = {
     # a running summary, which it is not (the summariser's own instructions); PL305 still
     # reports the side request, at its array, outside the label's lines.
     # Precision 8/8 since a one-off request's retrieved context is its own input (branch h30g).
-    "ts": {"volatile": (1, 2), "structural": (4, 10), "precision": (8, 8)},
+    # 5/10 and 11/11 since branch h30ts4: the coordinator's per-type prompts over a history
+    # kept as a record's field (`...shortTermMemory.chatHistory`) are another system prompt
+    # over the same conversation, reported at the prompt's text.
+    "ts": {"volatile": (1, 2), "structural": (5, 10), "precision": (11, 11)},
     # Python precision 15/15 since issue 30's data-flow pass (finance-bot base.py:274, judged
     # true in findings.toml).
     "py": {"volatile": (3, 3), "structural": (4, 9), "precision": (15, 15)},

@@ -1,0 +1,246 @@
+"""PL303 in TypeScript: more ways a history is cut to a window by position, each common in chat
+code and each moving the first message sent once the conversation is longer than a cap:
+
+- the oldest message dropped once a cap is passed (`if (history.length > MAX) history.shift()`,
+  `history.splice(0, 2)` under the same test): one message gone per turn from then on;
+- the messages kept by their index (`history.filter((m, i) => i >= history.length - max)`);
+- the newest first, cut, and turned back (`[...history].reverse().slice(0, n).reverse()`);
+- lodash's `takeRight(history, n)` / `takeLast`;
+- a helper named for the recent or last messages handed a count (`getRecentMessages(history,
+  10)`, `loadLastMessages(chatId, 20)`).
+
+A copy of the history (`const recent = [...history]`, `let kept = messages`) is the history.
+Pure: a syntax tree in, findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ..findings import Finding
+from ..meaning import HISTORY_WORDS, words
+from .structure import _for_side_request, _store_only, is_history
+from .syntax import FUNCTIONS, Source, arguments, callee_name, unwrap, walk
+
+_WHY = (
+    "once the conversation is longer, its first message moves on every turn and every request "
+    "misses the cache from the system prompt on; summarise or cut the history in large steps"
+)
+_CAP = frozenset({"max", "limit", "keep", "window", "cap", "maximum", "size"})
+_RECENT = frozenset({"recent", "last", "latest", "newest"})
+_ROWS = HISTORY_WORDS | {"message", "turn", "turns"}
+_TAKE_LAST = frozenset({"takeRight", "takeLast"})
+_COMPARE = frozenset({">", ">="})
+
+
+def _receiver(call: Node) -> Node | None:
+    fn = call.child_by_field_name("function")
+    if fn is None or unwrap(fn).type != "member_expression":
+        return None
+    return unwrap(fn).child_by_field_name("object")
+
+
+def _copy_of(src: Source, node: Node) -> Node | None:
+    """`[...history]`, `history.slice()`, `Array.from(history)`, `history`: the list copied."""
+    node = unwrap(node)
+    if node.type == "array" and len(node.named_children) == 1:
+        only = node.named_children[0]
+        if only.type == "spread_element" and only.named_children:
+            return unwrap(only.named_children[0])
+    if node.type == "call_expression":
+        args = arguments(node)
+        if callee_name(src, node) == "slice" and not args:
+            return _receiver(node)
+        if callee_name(src, node) == "from" and len(args) == 1:
+            return unwrap(args[0])
+    return node if node.type in ("identifier", "member_expression") else None
+
+
+def _declared(src: Source, ident: Node) -> Node | None:
+    """The value `ident` is declared with in the function around it (or at the top level)."""
+    name = src.text(ident)
+    scope = ident.parent
+    while scope is not None and scope.type not in FUNCTIONS and scope.type != "program":
+        scope = scope.parent
+    for d in walk(scope) if scope is not None else ():
+        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
+            return d.child_by_field_name("value")
+    return None
+
+
+def _history(src: Source, node: Node | None) -> bool:
+    """A history, or a local copy of one (one step back)."""
+    if node is None:
+        return False
+    node = unwrap(node)
+    if is_history(src, node):
+        return True
+    if node.type == "array" or node.type == "call_expression":
+        inner = _copy_of(src, node)
+        return inner is not None and inner is not node and is_history(src, inner)
+    if node.type != "identifier":
+        return False
+    value = _declared(src, node)
+    inner = _copy_of(src, value) if value is not None else None
+    return inner is not None and is_history(src, inner)
+
+
+def _a_cap(src: Source, node: Node) -> bool:
+    """A bound: a number past two, or a name of one (`MAX_HISTORY`, `this.maxTurns`)."""
+    node = unwrap(node)
+    if node.type == "number":
+        return src.text(node).isdigit() and int(src.text(node)) > 2
+    name = (
+        src.text(node.child_by_field_name("property"))
+        if node.type == "member_expression"
+        else src.text(node)
+    )
+    return node.type in ("identifier", "member_expression") and bool(set(words(name)) & _CAP)
+
+
+def _over_cap(src: Source, cond: Node, listed: str) -> bool:
+    """`history.length > MAX` (or `>=`) for the list named `listed`."""
+    for x in walk(cond):
+        if x.type != "binary_expression":
+            continue
+        op = src.text(x.child_by_field_name("operator"))
+        left, right = x.child_by_field_name("left"), x.child_by_field_name("right")
+        if left is None or right is None:
+            continue
+        if op in ("<", "<="):
+            left, right, op = right, left, ">"
+        if op not in _COMPARE:
+            continue
+        measured = unwrap(left)
+        if (
+            measured.type == "member_expression"
+            and src.text(measured.child_by_field_name("property")) == "length"
+            and "".join(src.text(measured.child_by_field_name("object")).split()) == listed
+            and _a_cap(src, right)
+        ):
+            return True
+    return False
+
+
+def _dropped_over_cap(src: Source, call: Node) -> bool:
+    """`history.shift()` or `history.splice(0, k)` in the branch of an `if` that tests the
+    history's length against a cap."""
+    name = callee_name(src, call)
+    args = arguments(call)
+    if name == "splice" and not (args and src.text(unwrap(args[0])) == "0"):
+        return False
+    if name not in ("shift", "splice"):
+        return False
+    obj = _receiver(call)
+    if obj is None or not _history(src, obj):
+        return False
+    listed = "".join(src.text(unwrap(obj)).split())
+    p = call.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type == "if_statement":
+            cond = p.child_by_field_name("condition")
+            then = p.child_by_field_name("consequence")
+            inside = then is not None and then.start_byte <= call.start_byte < then.end_byte
+            return inside and cond is not None and _over_cap(src, cond, listed)
+        p = p.parent
+    return False
+
+
+def _kept_by_index(src: Source, call: Node) -> bool:
+    """`history.filter((m, i) => i >= history.length - max)`: an index compared with the
+    length less a bound."""
+    if callee_name(src, call) != "filter" or not _history(src, _receiver(call)):
+        return False
+    args = arguments(call)
+    fn = unwrap(args[0]) if args else None
+    if fn is None or fn.type not in ("arrow_function", "function_expression", "function"):
+        return False
+    params = fn.child_by_field_name("parameters")
+    names = [c for c in params.named_children] if params is not None else []
+    if len(names) < 2:
+        return False
+    index = src.text(names[1].child_by_field_name("pattern") or names[1])
+    for x in walk(fn):
+        if x.type != "binary_expression":
+            continue
+        sides = [x.child_by_field_name("left"), x.child_by_field_name("right")]
+        if index not in {src.text(unwrap(s)) for s in sides if s is not None}:
+            continue
+        other = "".join(src.text(x).split())
+        if ".length-" in other and src.text(x.child_by_field_name("operator")) in (
+            ">",
+            ">=",
+            "<",
+            "<=",
+        ):
+            return True
+    return False
+
+
+def _newest_cut(src: Source, call: Node) -> bool:
+    """`[...history].reverse().slice(0, n)`: the newest `n`, whatever is done with them next."""
+    args = arguments(call)
+    if callee_name(src, call) != "slice" or len(args) != 2 or src.text(unwrap(args[0])) != "0":
+        return False
+    if not _a_cap(src, args[1]) and unwrap(args[1]).type != "identifier":
+        return False
+    rev = _receiver(call)
+    rev = unwrap(rev) if rev is not None else None
+    if rev is None or rev.type != "call_expression":
+        return False
+    if callee_name(src, rev) not in ("reverse", "toReversed"):
+        return False
+    return _history(src, _receiver(rev))
+
+
+def _take_last(src: Source, call: Node) -> bool:
+    """`takeRight(history, 10)`, `_.takeRight(messages, n)`."""
+    args = arguments(call)
+    return (
+        callee_name(src, call) in _TAKE_LAST
+        and len(args) == 2
+        and _history(src, args[0])
+        and src.text(unwrap(args[1])) not in ("1", "0")
+    )
+
+
+def _recent_loader(src: Source, call: Node) -> bool:
+    """`getRecentMessages(history, 10)`, `loadLastMessages(chatId, 20)`: a call named for the
+    recent messages handed a count past two (one or two is the latest exchange, not a window)."""
+    ws = words(callee_name(src, call))
+    if not (set(ws) & _RECENT and ws and ws[-1] in _ROWS):
+        return False
+    return any(unwrap(a).type == "number" and _a_cap(src, a) for a in arguments(call))
+
+
+_SHAPES = (
+    (_dropped_over_cap, "the oldest messages are dropped once the history passes a cap"),
+    (_kept_by_index, "the history is kept from its length less a cap on, by index"),
+    (_newest_cut, "the history is cut to its newest messages"),
+    (_take_last, "the history is cut to its last messages"),
+    (_recent_loader, "the history is loaded as its most recent messages"),
+)
+
+
+def check_cap_windows(src: Source) -> list[Finding]:
+    out: list[Finding] = []
+    if _store_only(src):
+        return out  # a store's retention caps, as `check_windows` reads them
+    lines: set[int] = set()
+    for n in walk(src.root):
+        if n.type != "call_expression" or _for_side_request(src, n):
+            continue
+        for test, what in _SHAPES:
+            if test(src, n):
+                fn = n.child_by_field_name("function")
+                at = fn.child_by_field_name("property") if fn is not None else None
+                at = at if at is not None else n
+                line = src.pos(at)[0]
+                if line not in lines:
+                    lines.add(line)
+                    text = " ".join(src.text(n).split())
+                    out.append(src.finding(at, "PL303", f"{what} (`{text[:50]}`): {_WHY}"))
+                break
+    return out
