@@ -21,6 +21,7 @@ from prefixlock.billing.prices import PriceTable
 from ..findings import Finding, Fix, source_lines
 from ..setaside import set_aside
 from .aheadsystem import check_system_ahead_of_history
+from .callers import Callers, drop_started_once
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
@@ -128,10 +129,12 @@ def check_python(
     prices: PriceTable | None = None,
     load: Load | None = None,
     imported: ModuleSummaries | None = None,
+    callers: Callers | None = None,
 ) -> list[Finding]:
     """Lint one Python source file. A syntax error is a PL901 finding. `load` gives the syntax
     tree of a module this one imports (by dotted name), where the engine can find it;
-    `imported` what the names imported from the project's other modules carry."""
+    `imported` what the names imported from the project's other modules carry; `callers`
+    where the project's other files call this one's functions."""
     lines = source_lines(text)
     try:
         tree = ast.parse(text, filename=path)
@@ -190,6 +193,7 @@ def check_python(
     found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
     found = drop_inspected(tree, found)
     found = drop_session_starts(tree, found, lines)
+    found = drop_started_once(tree, found, callers)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 
