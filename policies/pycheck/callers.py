@@ -46,6 +46,8 @@ _STARTED = frozenset(
 _PER_REQUEST = frozenset(
     {"message", "messages", "response", "completion", "reply", "turn", "request", "answer"}
 )
+# A flag's words for a conversation's first turn (`is_new_conversation`, `first_message`).
+_FIRST = frozenset({"new", "first", "fresh"})
 # A CLI's entry points: run once a process.
 _ENTRY = frozenset({"main", "cli", "__init__"})
 # Decorators that register a request handler (`@app.post("/chat")`, `@router.websocket(...)`).
@@ -197,7 +199,13 @@ def _route(dec: ast.expr) -> bool:
 
 
 def _history_empty(test: ast.expr) -> bool:
-    """`not history`, `len(self.messages) == 0`, `history is None`, `messages == []`."""
+    """`not history`, `len(self.messages) == 0`, `history is None`, `messages == []`, or a
+    flag named for a conversation's first turn (`if is_new_conversation:`)."""
+    flag = test.attr if isinstance(test, ast.Attribute) else _dotted(test)
+    if flag is not None:
+        ws = set(words(flag))
+        if ws & _FIRST and ws & (_STARTED | {"turn", "message"}):
+            return True
     target: ast.expr | None = None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         target = test.operand

@@ -61,6 +61,13 @@ _STARTS = {
         "    history.append({'role': 'user', 'content': text})\n"
         "    return client.chat.completions.create(model='m', messages=history)\n"
     ),
+    "a branch for a new conversation": (
+        "from app.prompts import build_system_prompt\n\n\n"
+        "def turn(client, state, text):\n"
+        "    if state.is_new_conversation:\n"
+        "        state.system = build_system_prompt()\n"
+        "    return client.messages.create(model='m', system=state.system, messages=state.h)\n"
+    ),
 }
 
 
@@ -97,6 +104,9 @@ _PER_TURN = {
         "    for q in questions:\n"
         "        s = prompts.build_system_prompt()\n"
         "        client.messages.create(model='m', system=s, messages=history)\n"
+    ),
+    "a branch on another flag": _STARTS["a branch for a new conversation"].replace(
+        "is_new_conversation", "is_admin"
     ),
     "the builder handed on as a value": (
         "from .prompts import build_system_prompt\n\n\n"
