@@ -246,7 +246,9 @@ CORPORA = (
             # Development data since: Python 3/4, 2/6, 7/15 -> 4/4, 4/6, 10/17 by branch h30py3
             # (a store's newest messages read to a cap, a chat template slot bound to a clock
             # callable, a prompt built only in a session construction; policies/README.md).
-            "py": {"volatile": (4, 4), "structural": (4, 6), "precision": (10, 17)},
+            # Precision 10/17 -> 10/16 by branch h30py4 (a builder whose callers all run once,
+            # here at a module's load, lists a folder once).
+            "py": {"volatile": (4, 4), "structural": (4, 6), "precision": (10, 16)},
         },
     ),
 )
