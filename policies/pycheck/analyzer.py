@@ -24,6 +24,7 @@ from .aheadsystem import check_system_ahead_of_history
 from .callers import Callers, drop_started_once
 from .context import Context, Scope
 from .flow import Flow
+from .fstrings import downlevel
 from .history import check_history
 from .inspected import drop_inspected
 from .instancemode import drop_instance_modes
@@ -38,6 +39,7 @@ from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
 from .reach import drop_unreached
 from .retrieved import check_retrieved_in_system
+from .runonce import drop_run_once
 from .servercut import check_server_cut
 from .sessionstart import drop_session_starts
 from .side import check_side_requests
@@ -122,6 +124,24 @@ def _syntax_message(msg: str, version: tuple[int, int] = sys.version_info[:2]) -
     return text
 
 
+def _parse(text: str, path: str) -> ast.Module:
+    """The file's syntax tree; under Python 3.11, a file it rejects is read again with its
+    Python 3.12 f-strings rewritten (`fstrings`), each line kept where it is."""
+    try:
+        return ast.parse(text, filename=path)
+    except SyntaxError:
+        if sys.version_info >= (3, 12):
+            raise
+        fixed = downlevel(text)
+        if fixed is None or fixed.count("\n") != text.count("\n"):
+            raise
+        try:
+            return ast.parse(fixed, filename=path)
+        except SyntaxError:
+            pass
+        raise  # the first error, the one in the file as written
+
+
 def check_python(
     path: str,
     text: str,
@@ -137,7 +157,7 @@ def check_python(
     where the project's other files call this one's functions."""
     lines = source_lines(text)
     try:
-        tree = ast.parse(text, filename=path)
+        tree = _parse(text, path)
     except SyntaxError as exc:
         if set_aside(path):
             return []  # a broken copy in a trash or backup folder: nothing runs it
@@ -194,6 +214,7 @@ def check_python(
     found = drop_inspected(tree, found)
     found = drop_session_starts(tree, found, lines)
     found = drop_started_once(tree, found, callers)
+    found = drop_run_once(tree, found)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

@@ -1,0 +1,103 @@
+"""Two Python shapes that were reported though nothing breaks, and their twins that still are:
+a file with Python 3.12 f-strings, read under Python 3.11 (`pycheck.fstrings`), and a value
+read once for a conversation the function starts itself (`pycheck.runonce`)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+import pytest
+
+from prefixlock.policies.pycheck import check_python
+from prefixlock.policies.pycheck.fstrings import downlevel
+
+# A Python 3.12 f-string reusing its quotes, on the line of a history rewrite.
+_REWRITE = (
+    "def act(state):\n"
+    "    state['messages'].pop()\n"
+    "    last = state['messages'][-1]\n"
+    "    if isinstance(last, HumanMessage):\n"
+    "        state['messages'][-1] = HumanMessage(f'<Obs>{state.get('prev')}</Obs>')\n"
+    "    system = f'You are an agent. Today is {datetime.now():%Y-%m-%d}'\n"
+    "    return client.messages.create(model='m', system=system, messages=state['messages'])\n"
+)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 parses these itself")
+def test_a_python_312_f_string_file_is_linted_not_a_syntax_error() -> None:
+    codes = [f.code for f in check_python("agent.py", _REWRITE)]
+    assert "PL901" not in codes
+    assert "PL102" in codes  # the file is read: the date in its system prompt is found
+
+
+_ENV = {"d": {"key": 1}, "xs": ["a", "b"], "a": 1, "w": 3, "c": 1, "y": {"a": 2}, "fmt": ">4"}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("x = f'{d['key']}'\n", "1"),
+        ("x = f\"{'\\n'.join(xs)}\"\n", "a\nb"),
+        ("x = f\"data: {dict(**{\n  'a': 1,\n})}\"\n", "data: {'a': 1}"),
+        ("x = f'{a!r:>{w}} {c + 1 # note\n}'\n", "  1 2"),
+        ('x = f"{y["a"]:{fmt}} {\'it\\\'s\'}"\n', "   2 it's"),
+    ],
+)
+def test_each_312_f_string_is_rewritten_to_the_same_value_on_the_same_lines(
+    text: str, value: str
+) -> None:
+    out = downlevel(text)
+    assert out is not None and out.count("\n") == text.count("\n")
+    env = dict(_ENV)
+    exec(compile(ast.parse(out), "<rewritten>", "exec"), env)  # the older grammar reads it
+    assert env["x"] == value
+
+
+def test_a_real_syntax_error_is_still_reported() -> None:
+    assert downlevel("x = 1\n") is None
+    found = check_python("bad.py", "def f(:\n    return f'{x}'\n")
+    assert [f.code for f in found] == ["PL901"]
+
+
+# A run that starts its own conversation: the date read before its loop.
+_RUN = (
+    "from datetime import datetime\n\n\n"
+    "def run(client, task):\n"
+    "    system = f'You are an agent. Today is {datetime.now():%Y-%m-%d}'\n"
+    "    messages = [{'role': 'system', 'content': system}, {'role': 'user', 'content': task}]\n"
+    "    while True:\n"
+    "        reply = client.chat.completions.create(model='m', messages=messages)\n"
+    "        messages.append({'role': 'assistant', 'content': reply.text})\n"
+    "        messages.append({'role': 'user', 'content': input()})\n"
+)
+
+
+def test_a_value_read_once_for_a_conversation_the_function_starts_is_not_reported() -> None:
+    assert [f.code for f in check_python("run.py", _RUN)] == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # read inside the loop: a new value each turn
+        (
+            "    system = f'You",
+            "    system = 'x'\n    while not task:\n        system = f'You",
+        ),
+        # an earlier conversation copied in, message by message
+        (
+            "    while True:\n",
+            "    for m in history:\n        messages.append({'role': m.role, 'content': m.text})\n"
+            "    while True:\n",
+        ),
+        # ... or spread into the list
+        ("{'role': 'user', 'content': task}]", "*history]"),
+    ],
+)
+def test_a_value_read_per_turn_or_ahead_of_an_earlier_conversation_is_reported(
+    old: str, new: str
+) -> None:
+    text = _RUN.replace(old, new)
+    assert text != _RUN
+    assert "PL102" in [f.code for f in check_python("run.py", text)]
