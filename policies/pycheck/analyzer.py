@@ -39,6 +39,7 @@ from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
 from .reach import drop_unreached
 from .retrieved import check_retrieved_in_system
+from .rewritten import check_rewritten
 from .runonce import drop_run_once
 from .servercut import check_server_cut
 from .sessionstart import drop_session_starts
@@ -186,6 +187,8 @@ def check_python(
     check_volatile_partials(tree, ctx)
     check_middle_out(tree, ctx)
     check_last_only(tree, ctx)
+    if _REPLACED_BY_POSITION.search(text):  # PL303 needs a message assigned at `[-n]`
+        check_rewritten(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
@@ -369,6 +372,7 @@ _WRITES_CONTENT = re.compile(
     r"""(\[\s*["'](content|text)["']\s*\]|\.(\w*_)?(content|text|observations?|images?|"""
     r"""screenshots?))\s*[+]?=[^=]"""
 )
+_REPLACED_BY_POSITION = re.compile(r"\[-\d+\]\s*=[^=]")
 _CURRENT_MESSAGE = re.compile(
     r"(?i)(cur|current|latest|incoming|pending)_?(message|msg|query|input|request|question|turn)"
 )

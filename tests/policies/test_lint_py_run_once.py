@@ -101,3 +101,44 @@ def test_a_value_read_per_turn_or_ahead_of_an_earlier_conversation_is_reported(
     text = _RUN.replace(old, new)
     assert text != _RUN
     assert "PL102" in [f.code for f in check_python("run.py", text)]
+
+
+# An agent that shortens its previous observation before adding the next.
+_SHORTENED = (
+    "def step(state, client):\n"
+    "    state['messages'].pop()\n"
+    "    state['messages'][-1] = HumanMessage(f'<Obs>{state.get(\"prev\")}</Obs>')\n"
+    "    return client.invoke(state['messages'])\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _SHORTENED,
+        _SHORTENED.replace(
+            "    state['messages'].pop()\n    state['messages'][-1]", "    state['messages'][-2]"
+        ),
+        "def f(self):\n    self.history[-3] = {'role': 'user', 'content': 'short'}\n",
+    ],
+)
+def test_an_earlier_message_replaced_by_its_position_is_pl303(text: str) -> None:
+    assert [f.code for f in check_python("agent.py", text)] == ["PL303"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the newest message, not yet sent, filled in before the request
+        _SHORTENED.replace("    state['messages'].pop()\n", ""),
+        # the reply popped and a new message added in its place
+        _SHORTENED.replace(
+            "    state['messages'][-1] = HumanMessage(",
+            "    state['messages'].append(HumanMessage(",
+        ).replace("</Obs>')\n", "</Obs>'))\n"),
+        # a row of a table, not a message
+        "def f(rows):\n    rows.pop()\n    rows[-1] = {'role': 'x'}\n",
+    ],
+)
+def test_the_newest_message_filled_in_or_a_new_one_added_is_not(text: str) -> None:
+    assert [f.code for f in check_python("agent.py", text)] == []
