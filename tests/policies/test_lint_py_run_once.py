@@ -142,3 +142,26 @@ def test_an_earlier_message_replaced_by_its_position_is_pl303(text: str) -> None
 )
 def test_the_newest_message_filled_in_or_a_new_one_added_is_not(text: str) -> None:
     assert [f.code for f in check_python("agent.py", text)] == []
+
+
+_MADE = (
+    "from pydantic_ai import Agent, RunContext\n"
+    "from mylib.tree import {cls}\n\n\n"
+    "def add_repo_structure(ctx: RunContext) -> str:\n"
+    "    structure = {cls}.{method}(directory=ctx.deps)\n"
+    "    return f'The basic structure of the codebase is: {{structure}}.'\n\n\n"
+    "agent = Agent('m', instructions=['Be brief.', add_repo_structure])\n"
+)
+
+
+def test_a_class_named_for_a_folder_s_layout_read_by_its_constructor_is_a_tree() -> None:
+    text = _MADE.format(cls="DirectoryStructure", method="from_dir")
+    assert [(f.line, f.code) for f in check_python("agents.py", text)] == [(6, "PL105")]
+
+
+@pytest.mark.parametrize(
+    ("cls", "method"),
+    [("ResponseStructure", "from_dir"), ("DirectoryStructure", "render"), ("DATA", "load")],
+)
+def test_another_class_or_a_method_that_reads_nothing_is_not(cls: str, method: str) -> None:
+    assert check_python("agents.py", _MADE.format(cls=cls, method=method)) == []
