@@ -1,5 +1,6 @@
 """PL302 in Python: the tool list of a live agent replaced in the middle of a conversation
-(`await self.update_tools(current_tools)` from inside a tool, LiveKit's `Agent.update_tools`),
+(`await self.update_tools(current_tools)` from inside a tool, LiveKit's `Agent.update_tools`)
+or picked for each request by a model (LangChain's `LLMToolSelectorMiddleware`),
 or the system message at the head of a kept history replaced by a computed one
 (`self.messages[0] = {"role": "system", "content": prompt}`).
 Tool definitions are the first part of the prefix, so every request after the swap misses the
@@ -66,6 +67,36 @@ def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:
                 "tool definitions are the first part of the prefix, so every request after "
                 "the change misses the cache; keep one tool list and let the tools' "
                 "arguments or the newest message carry what changed",
+            )
+
+
+# Framework middleware that asks a model to pick the tools sent with each request (LangChain's
+# `LLMToolSelectorMiddleware`): the tool list, the first part of the prefix, follows the
+# newest message.
+_SELECTORS = frozenset({"LLMToolSelectorMiddleware"})
+
+
+def check_tool_selectors(tree: ast.Module, ctx: Context) -> None:
+    for n in ast.walk(tree):
+        named = (
+            [n.func]
+            if isinstance(n, ast.Call)
+            else list(n.bases)
+            if isinstance(n, ast.ClassDef)
+            else []
+        )
+        if any(
+            (x.id if isinstance(x, ast.Name) else x.attr if isinstance(x, ast.Attribute) else "")
+            in _SELECTORS
+            for x in named
+        ):
+            assert isinstance(n, (ast.Call, ast.ClassDef))
+            _report(
+                ctx,
+                n,
+                "a model picks the tools sent with each request (a tool selector): tool "
+                "definitions are the first part of the prefix, so whenever the pick changes "
+                "every cache level misses; send one tool list and let the model choose among it",
             )
 
 

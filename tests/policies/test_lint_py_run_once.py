@@ -165,3 +165,21 @@ def test_a_class_named_for_a_folder_s_layout_read_by_its_constructor_is_a_tree()
 )
 def test_another_class_or_a_method_that_reads_nothing_is_not(cls: str, method: str) -> None:
     assert check_python("agents.py", _MADE.format(cls=cls, method=method)) == []
+
+
+_STACK = (
+    "from langchain.agents import create_agent\n"
+    "from langchain.agents.middleware import {cls}\n\n\n"
+    "def build_agent(model, tools, prompt):\n"
+    "    stack = [{cls}(model='gpt-4o-mini')]\n"
+    "    return create_agent(model, tools=tools, system_prompt=prompt, middleware=stack)\n"
+)
+
+
+def test_a_tool_selector_middleware_is_a_tool_list_picked_per_request() -> None:
+    found = check_python("agent.py", _STACK.format(cls="LLMToolSelectorMiddleware"))
+    assert [(f.line, f.code) for f in found] == [(6, "PL302")]
+
+
+def test_another_middleware_is_not() -> None:
+    assert check_python("agent.py", _STACK.format(cls="ModelRetryMiddleware")) == []
