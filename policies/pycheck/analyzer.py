@@ -30,6 +30,7 @@ from .inspected import drop_inspected
 from .instancemode import drop_instance_modes
 from .lastonly import check_last_only
 from .livelist import check_live_list_in_system
+from .loadedwindow import check_loaded_windows
 from .looptools import check_loop_tools
 from .measured import drop_measured
 from .middleout import check_middle_out
@@ -184,6 +185,7 @@ def check_python(
         check_history(tree, ctx)
     check_windows(tree, ctx)
     check_store_windows(tree, ctx)
+    check_loaded_windows(tree, ctx)
     check_volatile_partials(tree, ctx)
     check_middle_out(tree, ctx)
     check_last_only(tree, ctx)

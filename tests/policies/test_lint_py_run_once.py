@@ -183,3 +183,31 @@ def test_a_tool_selector_middleware_is_a_tool_list_picked_per_request() -> None:
 
 def test_another_middleware_is_not() -> None:
     assert check_python("agent.py", _STACK.format(cls="ModelRetryMiddleware")) == []
+
+
+_LOADED = (
+    "history_length = {n}\n\n\n"
+    "async def {fn}(channel, llm, text):\n"
+    "    history = await channel.get_message_history({arg})\n"
+    "    messages = [{{'role': 'system', 'content': 'You are a bot.'}}]\n"
+    "    messages += [{{'role': m.role, 'content': m.text}} for m in history]\n"
+    "    return await llm.create(messages=messages)\n"
+)
+
+
+@pytest.mark.parametrize("arg", ["history_length", "10", "limit=10"])
+def test_a_conversation_loaded_as_its_last_messages_is_a_window(arg: str) -> None:
+    text = _LOADED.format(n=10, fn="respond", arg=arg)
+    assert [(f.line, f.code) for f in check_python("agent.py", text)] == [(5, "PL303")]
+
+
+@pytest.mark.parametrize(
+    ("n", "fn", "arg"),
+    [
+        (1, "respond", "history_length"),  # the latest message only
+        (10, "respond", "channel_id"),  # the whole conversation of one channel
+        (10, "should_respond", "history_length"),  # an excerpt for a yes/no side request
+    ],
+)
+def test_the_latest_message_or_a_side_request_s_excerpt_is_not(n: int, fn: str, arg: str) -> None:
+    assert check_python("agent.py", _LOADED.format(n=n, fn=fn, arg=arg)) == []
