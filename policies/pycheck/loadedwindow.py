@@ -81,11 +81,9 @@ def _int_consts(tree: ast.Module) -> dict[str, int]:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             t = stmt.targets[0]
             if isinstance(t, ast.Name):
-                v = stmt.value
-                ok = isinstance(v, ast.Constant) and type(v.value) is int
-                seen[t.id] = (
-                    v.value if ok and t.id not in seen and isinstance(v, ast.Constant) else None
-                )
+                v = stmt.value.value if isinstance(stmt.value, ast.Constant) else None
+                # bound twice: which value a call reads is not known
+                seen[t.id] = v if isinstance(v, int) and t.id not in seen else None
     return {k: v for k, v in seen.items() if v is not None}
 
 
