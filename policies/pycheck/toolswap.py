@@ -101,24 +101,36 @@ def check_tool_selectors(tree: ast.Module, ctx: Context) -> None:
 
 
 def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
-    """`history[0] = {"role": "system", "content": prompt}` (or a `SystemMessage(...)`) with
-    text computed at run time, in a method named for a change (`update_session`) or one that
-    sends the messages (a turn): the first message of a kept conversation changes, and every
-    request after it misses the cache from there. Not in a constructor or setup method."""
+    """`history[0] = {"role": "system", "content": prompt}` (or a `SystemMessage(...)`, or
+    `history[0]["content"] = prompt`) with text computed at run time, in a method named for a
+    change (`update_session`) or one that sends the messages (a turn): the first message of a
+    kept conversation changes, and every request after it misses the cache from there. Not in a
+    constructor or setup method."""
     for fn in _after_setup(tree):
         # A setter (`add_system_prompt`) may run only before the first request; a method named
         # for a change (`update_session`) or one that also sends the messages runs mid-session.
         if not (set(words(fn.name)) & _CHANGE or _sends(fn)):
             continue
+        # A request retried after an error with other text (a fallback for an old SDK) is the
+        # same request again, not a change mid-conversation.
+        retries = [
+            (h.lineno, h.end_lineno or h.lineno)
+            for h in ast.walk(fn)
+            if isinstance(h, ast.ExceptHandler)
+        ]
         for n in ast.walk(fn):
             if not (
                 isinstance(n, ast.Assign)
                 and len(n.targets) == 1
                 and isinstance(t := n.targets[0], ast.Subscript)
-                and isinstance(t.slice, ast.Constant)
-                and t.slice.value == 0
-                and is_history(t.value)
-                and _computed_system(n.value)
+                and (
+                    (_first_of_history(t) and _computed_system(n.value))
+                    or (
+                        _content_of_first(t)
+                        and not isinstance(n.value, ast.Constant)
+                        and not any(a <= n.lineno <= b for a, b in retries)
+                    )
+                )
             ):
                 continue
             _report(
@@ -132,6 +144,21 @@ def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
 
 
 _CHANGE = frozenset({"update", "change", "switch", "replace", "swap"})
+
+
+def _first_of_history(t: ast.Subscript) -> bool:
+    """`history[0]`."""
+    return isinstance(t.slice, ast.Constant) and t.slice.value == 0 and is_history(t.value)
+
+
+def _content_of_first(t: ast.Subscript) -> bool:
+    """`history[0]["content"]`: the text of the first message, the system message, in place."""
+    return (
+        isinstance(t.slice, ast.Constant)
+        and t.slice.value == "content"
+        and isinstance(t.value, ast.Subscript)
+        and _first_of_history(t.value)
+    )
 
 
 def _sends(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

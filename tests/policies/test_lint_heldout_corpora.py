@@ -236,9 +236,10 @@ CORPORA = (
         # as state; JSX renders and memoised reads dropped).
         dev={
             "ts": {"volatile": (5, 5), "structural": (11, 12), "precision": (27, 28)},
-            # Python structural 8/13 -> 9/13, precision 24/29 -> 25/30 by branch h30py4 (a
-            # channel's history loaded to a module constant's cap).
-            "py": {"volatile": (7, 9), "structural": (9, 13), "precision": (25, 30)},
+            # Python structural 8/13 -> 10/13, precision 24/29 -> 26/31 by branch h30py4 (a
+            # channel's history loaded to a module constant's cap; the first message's text
+            # rewritten in place when a tool is enabled).
+            "py": {"volatile": (7, 9), "structural": (10, 13), "precision": (26, 31)},
         },
         # Scored once by the lead with policies/ as on main 14d792a (this round's rules, two
         # branches tuned on the development half), every unlabelled finding judged by reading

@@ -211,3 +211,42 @@ def test_a_conversation_loaded_as_its_last_messages_is_a_window(arg: str) -> Non
 )
 def test_the_latest_message_or_a_side_request_s_excerpt_is_not(n: int, fn: str, arg: str) -> None:
     assert check_python("agent.py", _LOADED.format(n=n, fn=fn, arg=arg)) == []
+
+
+_FIRST = (
+    "class Agent:\n"
+    "    def {fn}(self):\n"
+    "        prompt = f'You are a bot. Tools: {{self.tool_names()}}'\n"
+    "        if self.history and self.history[0]['role'] == 'system':\n"
+    "            self.history[0]['content'] = {value}\n"
+    "        else:\n"
+    "            self.history.insert(0, {{'role': 'system', 'content': prompt}})\n"
+)
+
+
+def test_the_first_message_s_text_rewritten_in_a_change_is_pl302() -> None:
+    found = check_python("agent.py", _FIRST.format(fn="_update_system_prompt", value="prompt"))
+    assert [(f.line, f.code) for f in found] == [(5, "PL302")]
+
+
+@pytest.mark.parametrize(
+    ("fn", "value"),
+    [("_update_system_prompt", "'You are a bot.'"), ("setup", "prompt"), ("describe", "prompt")],
+)
+def test_fixed_text_or_a_setup_or_a_method_that_neither_changes_nor_sends_is_not(
+    fn: str, value: str
+) -> None:
+    found = check_python("agent.py", _FIRST.format(fn=fn, value=value))
+    assert "PL302" not in [f.code for f in found]
+
+
+def test_the_first_message_s_text_changed_for_a_retry_after_an_error_is_not() -> None:
+    text = (
+        "def classify(client, messages, prompt):\n"
+        "    try:\n"
+        "        return client.create(model='m', messages=messages, response_format=JSON)\n"
+        "    except TypeError:\n"
+        "        messages[0]['content'] = prompt + ' Reply in JSON.'\n"
+        "        return client.create(model='m', messages=messages)\n"
+    )
+    assert "PL302" not in [f.code for f in check_python("agent.py", text)]
