@@ -28,23 +28,24 @@ _GROWS = frozenset({"extend", "insert", "__iadd__"})
 def drop_run_once(tree: ast.Module, found: list[Finding]) -> list[Finding]:
     if not any(f.code in _VOLATILE for f in found):
         return found
-    # each starting function's span and its loops' spans, worked out once a file
-    starts = [
-        ((fn.lineno, fn.end_lineno or fn.lineno), _loops(fn))
-        for fn in _functions(tree)
-        if _starts_conversation(fn)
-    ]
+    # each starting function's span, its loops' spans and the lines that feed its fresh
+    # list's system message, worked out once a file
+    starts = []
+    for fn in _functions(tree):
+        fed = _starts_conversation(fn)
+        if fed:
+            starts.append(((fn.lineno, fn.end_lineno or fn.lineno), _loops(fn), fed))
     if not starts:
         return found
     out = []
     for f in found:
         sink = sink_line(f)
-        held = next(((s, loops) for s, loops in starts if s[0] <= f.line <= s[1]), None)
+        held = next((x for x in starts if x[0][0] <= f.line <= x[0][1]), None)
         if (
             f.code in _VOLATILE
             and held is not None
             and sink is not None
-            and held[0][0] <= sink <= held[0][1]
+            and sink in held[2]
             and not any(a <= line <= b for a, b in held[1] for line in (f.line, sink))
         ):
             continue
@@ -56,11 +57,20 @@ def _functions(tree: ast.Module) -> list[_Fn]:
     return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
-def _starts_conversation(fn: _Fn) -> bool:
-    """`fn` binds a fresh message list, system message first, that nothing from elsewhere
-    joins: no history spread into it, extended onto it or appended to it by name."""
+def _starts_conversation(fn: _Fn) -> set[int]:
+    """Where `fn` binds a fresh message list, system message first, that nothing from
+    elsewhere joins (no history spread into it, extended onto it or appended to it by name):
+    the lines that make its system message (the list's own, and those binding a name its
+    system message reads); empty when it binds none."""
     fresh: set[str] = set()
+    fed: set[int] = set()
+    read: set[str] = set()
+    binds: dict[str, list[ast.Assign]] = {}
     for node in _own(fn):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    binds.setdefault(t.id, []).append(node)
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -68,8 +78,14 @@ def _starts_conversation(fn: _Fn) -> bool:
             and _fresh(node.value)
         ):
             fresh.add(node.targets[0].id)
+            fed |= set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+            first = (_items(node.value) or [node.value])[0]
+            read |= {n.id for n in ast.walk(first) if isinstance(n, ast.Name)}
     if not fresh:
-        return False
+        return set()
+    for name in read:
+        for a in binds.get(name, []):
+            fed |= set(range(a.lineno, (a.end_lineno or a.lineno) + 1))
     # `for m in history: messages.append({"role": m["role"], ...})`: a loop over something
     # other than a count copies an earlier conversation in, message by message.
     copying = [
@@ -84,26 +100,26 @@ def _starts_conversation(fn: _Fn) -> bool:
     ]
     for node in _own(fn):
         if isinstance(node, ast.AugAssign) and _named(node.target, fresh):
-            return False
+            return set()
         if (
             isinstance(node, ast.Assign)
             and any(_named(t, fresh) for t in node.targets)
             and not _fresh(node.value)
         ):
-            return False  # rebound to something else (`messages = history + [...]`)
+            return set()  # rebound to something else (`messages = history + [...]`)
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and _named(node.func.value, fresh)
         ):
             if node.func.attr in _GROWS:
-                return False
+                return set()
             if node.func.attr == "append" and (
                 not all(_message(a) for a in node.args)
                 or any(a <= node.lineno <= b for a, b in copying)
             ):
-                return False  # `messages.append(m)` for each `m` of an earlier history
-    return True
+                return set()  # `messages.append(m)` for each `m` of an earlier history
+    return fed
 
 
 def _fresh(value: ast.expr) -> bool:

@@ -250,3 +250,14 @@ def test_the_first_message_s_text_changed_for_a_retry_after_an_error_is_not() ->
         "        return client.create(model='m', messages=messages)\n"
     )
     assert "PL302" not in [f.code for f in check_python("agent.py", text)]
+
+
+def test_a_value_written_into_another_prompt_beside_a_fresh_list_is_reported() -> None:
+    # The fresh conversation's system message is fixed text; the date goes to a template made
+    # in the same function, which is not that conversation's.
+    text = _RUN.replace(
+        "    messages = [{'role': 'system', 'content': system}",
+        "    TEMPLATES.append(ChatPromptTemplate.from_messages([('system', system)]))\n"
+        "    messages = [{'role': 'system', 'content': 'You are an agent.'}",
+    )
+    assert "PL102" in [f.code for f in check_python("run.py", text)]
