@@ -51,7 +51,7 @@ class _Field:
 def downlevel(text: str) -> str | None:
     try:
         out, changed = _Scanner(text).module()
-    except (_Unsupported, IndexError):
+    except (_Unsupported, IndexError, SyntaxError, ValueError, RecursionError):
         return None
     return out if changed else None
 
