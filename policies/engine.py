@@ -30,6 +30,7 @@ from .findings import Finding, fingerprints, sort_key, source_lines
 from .jscheck import JS_SUFFIXES, Module, check_js
 from .jscheck.syntax import Source
 from .jscheck.syntax import parse as parse_js
+from .pycallers import PyCallers
 from .pycheck import check_python
 from .pycheck.analyzer import ModuleSummaries
 from .suppress import SIDECAR_SUFFIX, Suppressions, parse_inline, parse_sidecar
@@ -402,6 +403,7 @@ def _lint_file(
                     prices,
                     _module_loader(path),
                     _summaries(model, prices_path),
+                    _PY_CALLERS.of(path),
                 )
             elif kind == "js":
                 # A minified bundle's names are a minifier's; read as source they mislead.
@@ -452,6 +454,7 @@ def _start_run(roots: frozenset[str] | None) -> None:
     _JS_TEXTS.clear()
     _JS_PROJECTS.clear()
     _JS_IMPORTERS.clear()
+    _PY_CALLERS.clear()
 
 
 def _roots(paths: Sequence[str]) -> frozenset[str]:
@@ -530,6 +533,10 @@ def _module_loader(path: str) -> Callable[[str], ast.Module | None]:
         return None if found is None else found[1]
 
     return load
+
+
+# The callers of a module's functions in the project's other files (`policies/pycallers.py`).
+_PY_CALLERS = PyCallers(lambda p: _js_project(p), lambda d, m: _py_locate(d, m), _skipped_dir)
 
 
 def _summaries(model: str | None, prices_path: str | None) -> ModuleSummaries:

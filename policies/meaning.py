@@ -213,6 +213,9 @@ _FILES_OWNERS = frozenset(
         "current",
     }
 )
+# The layout of a folder or a codebase (`directory_structure`, `repo_structure`): a listing.
+_LAYOUT = frozenset({"structure"})
+_LAYOUT_OWNERS = frozenset({"codebase", "file", "files"})
 # What a screen shows now (`screen_info`, `parsed_screen`, `screenshot_elements`): a computer-use
 # agent parses the screen again at every step.
 _SCREEN = frozenset({"screen", "screenshot"})
@@ -311,6 +314,7 @@ def kind_of_name(name: str) -> str | None:
         s & _TREE
         or s & _TABS
         or (s & _FILES and s & _FILES_OWNERS)
+        or (s & _LAYOUT and s & (_FILES_OWNERS | _LAYOUT_OWNERS) and not s & _VIEWING)
         or (s & _SCREEN and s & _SCREEN_PARTS)
         or (s & _VIEWING and s & _VIEWED)
     ):

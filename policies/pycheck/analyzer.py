@@ -21,13 +21,16 @@ from prefixlock.billing.prices import PriceTable
 from ..findings import Finding, Fix, source_lines
 from ..setaside import set_aside
 from .aheadsystem import check_system_ahead_of_history
+from .callers import Callers, drop_started_once
 from .context import Context, Scope
 from .flow import Flow
+from .fstrings import downlevel
 from .history import check_history
 from .inspected import drop_inspected
 from .instancemode import drop_instance_modes
 from .lastonly import check_last_only
 from .livelist import check_live_list_in_system
+from .loadedwindow import check_loaded_windows
 from .looptools import check_loop_tools
 from .measured import drop_measured
 from .middleout import check_middle_out
@@ -37,6 +40,8 @@ from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
 from .reach import drop_unreached
 from .retrieved import check_retrieved_in_system
+from .rewritten import check_rewritten
+from .runonce import drop_run_once
 from .servercut import check_server_cut
 from .sessionstart import drop_session_starts
 from .side import check_side_requests
@@ -47,7 +52,7 @@ from .storewindow import check_store_windows
 from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .templates import check_prompt_templates
-from .toolswap import check_system_replaced, check_tool_swaps
+from .toolswap import check_system_replaced, check_tool_selectors, check_tool_swaps
 from .windows import check_windows
 
 
@@ -121,6 +126,24 @@ def _syntax_message(msg: str, version: tuple[int, int] = sys.version_info[:2]) -
     return text
 
 
+def _parse(text: str, path: str) -> ast.Module:
+    """The file's syntax tree; under Python 3.11, a file it rejects is read again with its
+    Python 3.12 f-strings rewritten (`fstrings`), each line kept where it is."""
+    try:
+        return ast.parse(text, filename=path)
+    except SyntaxError:
+        if sys.version_info >= (3, 12):
+            raise
+        fixed = downlevel(text)
+        if fixed is None or fixed.count("\n") != text.count("\n"):
+            raise
+        try:
+            return ast.parse(fixed, filename=path)
+        except SyntaxError:
+            pass
+        raise  # the first error, the one in the file as written
+
+
 def check_python(
     path: str,
     text: str,
@@ -128,13 +151,15 @@ def check_python(
     prices: PriceTable | None = None,
     load: Load | None = None,
     imported: ModuleSummaries | None = None,
+    callers: Callers | None = None,
 ) -> list[Finding]:
     """Lint one Python source file. A syntax error is a PL901 finding. `load` gives the syntax
     tree of a module this one imports (by dotted name), where the engine can find it;
-    `imported` what the names imported from the project's other modules carry."""
+    `imported` what the names imported from the project's other modules carry; `callers`
+    where the project's other files call this one's functions."""
     lines = source_lines(text)
     try:
-        tree = ast.parse(text, filename=path)
+        tree = _parse(text, path)
     except SyntaxError as exc:
         if set_aside(path):
             return []  # a broken copy in a trash or backup folder: nothing runs it
@@ -160,9 +185,12 @@ def check_python(
         check_history(tree, ctx)
     check_windows(tree, ctx)
     check_store_windows(tree, ctx)
+    check_loaded_windows(tree, ctx)
     check_volatile_partials(tree, ctx)
     check_middle_out(tree, ctx)
     check_last_only(tree, ctx)
+    if _REPLACED_BY_POSITION.search(text):  # PL303 needs a message assigned at `[-n]`
+        check_rewritten(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
@@ -170,6 +198,8 @@ def check_python(
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)
     check_tool_swaps(tree, ctx)
+    if "ToolSelector" in text:
+        check_tool_selectors(tree, ctx)
     check_loop_tools(tree, ctx)
     check_system_replaced(tree, ctx)
     check_prompt_templates(tree, ctx)
@@ -190,6 +220,8 @@ def check_python(
     found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
     found = drop_inspected(tree, found)
     found = drop_session_starts(tree, found, lines)
+    found = drop_started_once(tree, found, callers)
+    found = drop_run_once(tree, found)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 
@@ -344,6 +376,7 @@ _WRITES_CONTENT = re.compile(
     r"""(\[\s*["'](content|text)["']\s*\]|\.(\w*_)?(content|text|observations?|images?|"""
     r"""screenshots?))\s*[+]?=[^=]"""
 )
+_REPLACED_BY_POSITION = re.compile(r"\[-\d+\]\s*=[^=]")
 _CURRENT_MESSAGE = re.compile(
     r"(?i)(cur|current|latest|incoming|pending)_?(message|msg|query|input|request|question|turn)"
 )

@@ -705,6 +705,10 @@ class Evaluator:
             found = self._module_member(node.func, q, env, True)
             if found:
                 return args_t | found  # `helpers.now_str()` of `from . import helpers`
+            made = _constructed_kind(node.func)
+            if made is not None:
+                desc = f"`{ast.unparse(node.func)}()` (a {made[1]} read when made)"
+                return args_t | {at(node, made[0], desc, once)}
             return self._method(node, node.func, args_t, env, once)
         local = self.ctx.scope.local_funcs
         if isinstance(node.func, ast.Name) and node.func.id in local:
@@ -1012,3 +1016,25 @@ class Evaluator:
             ts = frozenset(t for t in ts if t.kind != "param")
             cenv = self.class_env.setdefault(cls, {})
             cenv[attr] = cenv.get(attr, EMPTY) | ts
+
+
+# First words of a class's constructor that reads the state it is named for when called
+# (`DirectoryStructure.from_dir(path)`, `GitStatus.load(repo)`, `Snapshot.capture()`).
+_READING_CONSTRUCTORS = frozenset(
+    {"from", "load", "read", "scan", "collect", "capture", "snapshot", "current", "now"}
+)
+
+
+def _constructed_kind(func: ast.Attribute) -> tuple[str, str] | None:
+    """A class's reading constructor called (`DirectoryStructure.from_dir(...)`): the value
+    is what the class is named for, read as the class's name; (kind, class name)."""
+    if (
+        isinstance(func.value, ast.Name)
+        and func.value.id[:1].isupper()
+        and not func.value.id.isupper()
+        and (words(func.attr) or [""])[0] in _READING_CONSTRUCTORS
+    ):
+        found = kind_of_name(func.value.id)
+        if found is not None:
+            return found, func.value.id
+    return None

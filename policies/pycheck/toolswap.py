@@ -1,5 +1,6 @@
 """PL302 in Python: the tool list of a live agent replaced in the middle of a conversation
-(`await self.update_tools(current_tools)` from inside a tool, LiveKit's `Agent.update_tools`),
+(`await self.update_tools(current_tools)` from inside a tool, LiveKit's `Agent.update_tools`)
+or picked for each request by a model (LangChain's `LLMToolSelectorMiddleware`),
 or the system message at the head of a kept history replaced by a computed one
 (`self.messages[0] = {"role": "system", "content": prompt}`).
 Tool definitions are the first part of the prefix, so every request after the swap misses the
@@ -69,25 +70,67 @@ def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:
             )
 
 
+# Framework middleware that asks a model to pick the tools sent with each request (LangChain's
+# `LLMToolSelectorMiddleware`): the tool list, the first part of the prefix, follows the
+# newest message.
+_SELECTORS = frozenset({"LLMToolSelectorMiddleware"})
+
+
+def check_tool_selectors(tree: ast.Module, ctx: Context) -> None:
+    for n in ast.walk(tree):
+        named = (
+            [n.func]
+            if isinstance(n, ast.Call)
+            else list(n.bases)
+            if isinstance(n, ast.ClassDef)
+            else []
+        )
+        if any(
+            (x.id if isinstance(x, ast.Name) else x.attr if isinstance(x, ast.Attribute) else "")
+            in _SELECTORS
+            for x in named
+        ):
+            assert isinstance(n, (ast.Call, ast.ClassDef))
+            _report(
+                ctx,
+                n,
+                "a model picks the tools sent with each request (a tool selector): tool "
+                "definitions are the first part of the prefix, so whenever the pick changes "
+                "every cache level misses; send one tool list and let the model choose among it",
+            )
+
+
 def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
-    """`history[0] = {"role": "system", "content": prompt}` (or a `SystemMessage(...)`) with
-    text computed at run time, in a method named for a change (`update_session`) or one that
-    sends the messages (a turn): the first message of a kept conversation changes, and every
-    request after it misses the cache from there. Not in a constructor or setup method."""
+    """`history[0] = {"role": "system", "content": prompt}` (or a `SystemMessage(...)`, or
+    `history[0]["content"] = prompt`) with text computed at run time, in a method named for a
+    change (`update_session`) or one that sends the messages (a turn): the first message of a
+    kept conversation changes, and every request after it misses the cache from there. Not in a
+    constructor or setup method."""
     for fn in _after_setup(tree):
         # A setter (`add_system_prompt`) may run only before the first request; a method named
         # for a change (`update_session`) or one that also sends the messages runs mid-session.
         if not (set(words(fn.name)) & _CHANGE or _sends(fn)):
             continue
+        # A request retried after an error with other text (a fallback for an old SDK) is the
+        # same request again, not a change mid-conversation.
+        retries = [
+            (h.lineno, h.end_lineno or h.lineno)
+            for h in ast.walk(fn)
+            if isinstance(h, ast.ExceptHandler)
+        ]
         for n in ast.walk(fn):
             if not (
                 isinstance(n, ast.Assign)
                 and len(n.targets) == 1
                 and isinstance(t := n.targets[0], ast.Subscript)
-                and isinstance(t.slice, ast.Constant)
-                and t.slice.value == 0
-                and is_history(t.value)
-                and _computed_system(n.value)
+                and (
+                    (_first_of_history(t) and _computed_system(n.value))
+                    or (
+                        _content_of_first(t)
+                        and not isinstance(n.value, ast.Constant)
+                        and not any(a <= n.lineno <= b for a, b in retries)
+                    )
+                )
             ):
                 continue
             _report(
@@ -101,6 +144,21 @@ def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
 
 
 _CHANGE = frozenset({"update", "change", "switch", "replace", "swap"})
+
+
+def _first_of_history(t: ast.Subscript) -> bool:
+    """`history[0]`."""
+    return isinstance(t.slice, ast.Constant) and t.slice.value == 0 and is_history(t.value)
+
+
+def _content_of_first(t: ast.Subscript) -> bool:
+    """`history[0]["content"]`: the text of the first message, the system message, in place."""
+    return (
+        isinstance(t.slice, ast.Constant)
+        and t.slice.value == "content"
+        and isinstance(t.value, ast.Subscript)
+        and _first_of_history(t.value)
+    )
 
 
 def _sends(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -1,0 +1,270 @@
+"""Whether a prompt builder runs per request or once per conversation, decided by its callers,
+in its own file and in the project's other files. A clock or machine state read in a function
+breaks the cache per turn only where that function runs per turn: called in a loop (a chat
+loop, an agent's steps) or in a request handler. Called only where a conversation starts (a
+session or chat object's construction, a constructor, a function named for starting a chat,
+session or agent, a first message stored while the history is empty) or at a CLI start, it
+fills the same text into every request of the conversation, so its volatile findings
+(PL101-PL106) are dropped; called at a module's load, all but a clock's (a server's process
+outlives the day). A caller not read (the builder handed on as a value, a
+star import, a file the search does not reach) keeps them. Pure: syntax trees in, kinds out;
+the engine finds the other files (`policies/pycallers.py`).
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..findings import Finding
+from ..meaning import HISTORY_WORDS, VOLATILE_CODES, words
+
+ONCE = "once"
+LOAD = "module load"
+PER_TURN = "per turn"
+UNKNOWN = "unknown"
+
+_VOLATILE = frozenset(VOLATILE_CODES.values())
+# A clock read when a module loads is read once a process; a server's process outlives the day
+# and restarts when deployed, so its date still changes the prefix (real8's rule): a module
+# load settles the other volatile values (a folder listed, a seed drawn), not a clock.
+_CLOCK = frozenset({VOLATILE_CODES["time"], VOLATILE_CODES["date"]})
+# Words of a class whose instance is one conversation (`ChatSession`, `ConversationState`).
+_SESSION = frozenset({"session", "conversation", "thread"})
+# A function named for starting something (`new_conversation`, `create_agent`, `init_chat`)...
+_START = frozenset(
+    {"start", "new", "init", "initialize", "initialise", "setup", "create", "begin", "bootstrap"}
+)
+# ... that a conversation is made of or runs in ...
+_STARTED = frozenset(
+    {"session", "conversation", "chat", "thread", "agent", "assistant", "bot", "graph", "app"}
+)
+# ... and not for answering one of its requests (`create_chat_completion`, `new_message`).
+_PER_REQUEST = frozenset(
+    {"message", "messages", "response", "completion", "reply", "turn", "request", "answer"}
+)
+# A flag's words for a conversation's first turn (`is_new_conversation`, `first_message`).
+_FIRST = frozenset({"new", "first", "fresh"})
+# A CLI's entry points: run once a process.
+_ENTRY = frozenset({"main", "cli", "__init__"})
+# Decorators that register a request handler (`@app.post("/chat")`, `@router.websocket(...)`).
+_ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "websocket", "api_route"})
+
+# (function name) -> the kinds of its callers in the project's other files; None: not searched
+# (no project, too large), so unknown.
+Callers = Callable[[str], list[str] | None]
+
+
+@dataclass(frozen=True)
+class Refs:
+    """How a file names the builder: bare names (`from .prompts import build as b`) and dotted
+    prefixes it is read through (`import app.prompts as p` then `p.build`)."""
+
+    names: frozenset[str]
+    prefixes: frozenset[str]
+
+
+def drop_started_once(
+    tree: ast.Module, found: list[Finding], callers: Callers | None
+) -> list[Finding]:
+    """`found` less the volatile findings of module-level functions whose every caller (here
+    and, through `callers`, in other files) runs once per conversation."""
+    if not any(f.code in _VOLATILE for f in found):
+        return found
+    spans: dict[str, tuple[int, int]] = {}
+    for fn in tree.body:
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # A name defined twice is ambiguous: keep its findings.
+            spans[fn.name] = (-1, -1) if fn.name in spans else (fn.lineno, fn.end_lineno or 0)
+    held = {
+        name
+        for name, (a, b) in spans.items()
+        if a > 0 and any(f.code in _VOLATILE and a <= f.line <= b for f in found)
+    }
+    if not held:
+        return found
+    here = call_kinds(tree, Refs(frozenset(held), frozenset()))
+    once: list[tuple[int, int]] = []  # every caller once a conversation
+    loaded: list[tuple[int, int]] = []  # ... or at a module's load
+    for name in sorted(held):
+        kinds = list(here.get(name, []))
+        if not name.startswith("_"):
+            elsewhere = callers(name) if callers is not None else None
+            if elsewhere is None:
+                continue  # another module may call a public function: its callers unknown
+            kinds += elsewhere
+        if kinds and all(k == ONCE for k in kinds):
+            once.append(spans[name])
+        elif kinds and all(k in (ONCE, LOAD) for k in kinds):
+            loaded.append(spans[name])
+    return [
+        f
+        for f in found
+        if not (
+            f.code in _VOLATILE
+            and (
+                any(a <= f.line <= b for a, b in once)
+                or (f.code not in _CLOCK and any(a <= f.line <= b for a, b in loaded))
+            )
+        )
+    ]
+
+
+def call_kinds(tree: ast.Module, refs: Refs) -> dict[str, list[str]]:
+    """For each builder `refs` names, the kind of each place this file reads it: ONCE,
+    PER_TURN or UNKNOWN (read but not called, or called where neither is known). One walk of
+    the file, whatever the builders."""
+    out: dict[str, list[str]] = {}
+    # (node, enclosing function, in a loop of it, in a session's construction, in a branch
+    # taken while the history is empty, under `if __name__ == "__main__"`)
+    stack: list[tuple[ast.AST, ast.AST | None, bool, bool, bool, bool]] = [
+        (tree, None, False, False, False, False)
+    ]
+    called: set[int] = set()  # the callees of calls met: a call is met before its callee
+    while stack:
+        node, fn, loop, session, empty, entry = stack.pop()
+        if isinstance(node, ast.Call) and _ref(node.func, refs) is not None:
+            called.add(id(node.func))
+        name = _ref(node, refs)
+        if name is not None:
+            out.setdefault(name, []).append(
+                _kind(fn, loop, session, empty, entry, id(node) in called)
+            )
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            fn, loop, empty = node, False, False
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)):
+            loop = True
+        elif isinstance(node, ast.Call):
+            callee = _callee(node)
+            session = session or (callee[:1].isupper() and bool(set(words(callee)) & _SESSION))
+        if isinstance(node, ast.If):
+            empty_here = _history_empty(node.test)
+            entry_here = _main_guard(node.test)
+            stack.extend(
+                (c, fn, loop, session, empty or empty_here, entry or entry_here) for c in node.body
+            )
+            stack.extend((c, fn, loop, session, empty, entry) for c in node.orelse)
+            stack.append((node.test, fn, loop, session, empty, entry))
+            continue
+        stack.extend(
+            (child, fn, loop, session, empty, entry) for child in ast.iter_child_nodes(node)
+        )
+    return out
+
+
+def _ref(node: ast.AST, refs: Refs) -> str | None:
+    """The builder `node` names, if it names one."""
+    if isinstance(node, ast.Name) and node.id in refs.names and isinstance(node.ctx, ast.Load):
+        return node.id
+    if isinstance(node, ast.Attribute) and refs.prefixes and _dotted(node.value) in refs.prefixes:
+        return node.attr
+    return None
+
+
+def _kind(
+    fn: ast.AST | None,
+    loop: bool,
+    session: bool,
+    empty: bool,
+    entry: bool,
+    called: bool,
+) -> str:
+    if not called:
+        return UNKNOWN  # handed on as a value: where it runs is not read
+    if session or empty:
+        return ONCE  # a conversation's construction, its first message stored once
+    if loop:
+        return PER_TURN
+    if entry:
+        return ONCE  # a CLI's start
+    if fn is None:
+        return LOAD
+    if isinstance(fn, ast.Lambda):
+        return UNKNOWN
+    assert isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if any(_route(d) for d in fn.decorator_list):
+        return PER_TURN
+    ws = set(words(fn.name))
+    if fn.name in _ENTRY or (ws & _START and ws & _STARTED and not ws & _PER_REQUEST):
+        return ONCE
+    return UNKNOWN
+
+
+def _route(dec: ast.expr) -> bool:
+    f = dec.func if isinstance(dec, ast.Call) else dec
+    return isinstance(f, ast.Attribute) and f.attr in _ROUTES
+
+
+def _history_empty(test: ast.expr) -> bool:
+    """`not history`, `len(self.messages) == 0`, `history is None`, `messages == []`, or a
+    flag named for a conversation's first turn (`if is_new_conversation:`)."""
+    flag = test.attr if isinstance(test, ast.Attribute) else _dotted(test)
+    if flag is not None:
+        ws = set(words(flag))
+        if ws & _FIRST and ws & (_STARTED | {"turn", "message"}):
+            return True
+    target: ast.expr | None = None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        target = test.operand
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(left, ast.Call) and _callee(left) == "len" and left.args:
+            zero = isinstance(op, (ast.Eq, ast.LtE)) and _is_const(right, 0)
+            if zero or (isinstance(op, ast.Lt) and _is_const(right, 1)):
+                target = left.args[0]
+        elif isinstance(op, (ast.Is, ast.Eq)) and (
+            _is_const(right, None) or (isinstance(right, ast.List) and not right.elts)
+        ):
+            target = left
+    if target is None:
+        return False
+    leaf = target.attr if isinstance(target, ast.Attribute) else _dotted(target)
+    return bool(set(words(leaf or "")) & HISTORY_WORDS)
+
+
+def _main_guard(test: ast.expr) -> bool:
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(_is_const(c, "__main__") for c in test.comparators)
+    )
+
+
+def _is_const(node: ast.expr, value: object) -> bool:
+    return (
+        isinstance(node, ast.Constant) and type(node.value) is type(value) and node.value == value
+    )
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`a.b.c` -> "a.b.c"; None for anything else."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def imports_of(tree: ast.Module) -> list[tuple[str, int, str | None, str]]:
+    """The file's imports as (module, level, imported name or None for `import M`, local
+    name): `from ..p import b as c` -> ("p", 2, "b", "c"); `import a.b` -> ("a.b", 0, None,
+    "a.b"); `import a.b as x` -> ("a.b", 0, None, "x")."""
+    out: list[tuple[str, int, str | None, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, 0, None, a.asname or a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            out += [(node.module or "", node.level, a.name, a.asname or a.name) for a in node.names]
+    return out

@@ -1,0 +1,96 @@
+"""PL303 in Python: the conversation loaded as its last few messages by a call named for
+loading it (`channel.get_message_history(chat_history_length)` with `chat_history_length = 10`,
+`store.get_recent_messages(session_id, limit=20)`), in a file that builds chat messages. The
+loader's cap makes a sliding window: once the conversation is longer, its first message moves
+on every turn and every request misses the cache from there. A cap of one (the latest message)
+is no window, and neither is an excerpt read for a side request: a loader called in a function
+named for a decision or a side task (`should_act`, `is_relevant`, `classify_intent`). Pure: a
+syntax tree in, findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import ast
+
+from ..meaning import HISTORY_WORDS, SIDE_WORDS, words
+from .context import Context
+
+# First words of a call that reads the conversation back.
+_LOADS = frozenset({"get", "load", "fetch", "read", "retrieve", "recent", "last", "latest"})
+# Keywords that cap how many messages come back.
+_CAPS = frozenset({"limit", "n", "k", "count", "last", "max", "length", "size", "num", "top"})
+# First words of a function that asks a yes/no question (`should_act`, `is_relevant`), and the
+# words of one for a side task.
+_DECIDES = frozenset({"should", "is", "needs", "must", "can", "wants"})
+_SIDE = SIDE_WORDS | {"analyze", "analyse", "analysis", "intent", "detect", "extract"}
+_WHY = (
+    "the conversation is loaded as its last messages (`{call}`): once it is longer than the "
+    "cap, its first message changes every turn and every request misses the cache from there "
+    "on; load the whole conversation, or summarise and cut it in large steps"
+)
+
+
+def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
+    if not any("role" in line for line in ctx.lines):
+        return  # no chat messages built here: the loader's caller sends them, if anyone
+    consts = _int_consts(tree)
+    # a read the window rules already report (`history = load(limit=n)`): one finding a line
+    told = {f.line for f in ctx.findings.in_order() if f.code == "PL303"}
+    for n, fn in _calls(tree):
+        if n.lineno in told:
+            continue
+        if fn is not None:
+            fw = words(fn)
+            if fw[:1] and (fw[0] in _DECIDES or set(fw) & _SIDE):
+                continue
+        f = n.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        ws = words(name)
+        if not (ws and ws[0] in _LOADS and set(ws) & HISTORY_WORDS and "id" not in ws):
+            continue
+        capped = [a for a in n.args if _cap(a, consts)]
+        capped += [
+            k.value
+            for k in n.keywords
+            if k.arg and set(words(k.arg)) & _CAPS and _cap(k.value, consts)
+        ]
+        if capped:
+            ctx.flag(n, "PL303", _WHY.format(call=ast.unparse(n)[:70]))
+
+
+def _calls(tree: ast.Module) -> list[tuple[ast.Call, str | None]]:
+    """Every call, with the name of the innermost function around it; one walk."""
+    out: list[tuple[ast.Call, str | None]] = []
+    stack: list[tuple[ast.AST, str | None]] = [(tree, None)]
+    while stack:
+        node, fn = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = node.name
+        elif isinstance(node, ast.Call):
+            out.append((node, fn))
+        stack.extend((c, fn) for c in ast.iter_child_nodes(node))
+    return out
+
+
+def _int_consts(tree: ast.Module) -> dict[str, int]:
+    """Module-level names bound once to an integer (`chat_history_length = 10`)."""
+    seen: dict[str, int | None] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            t = stmt.targets[0]
+            if isinstance(t, ast.Name):
+                v = stmt.value.value if isinstance(stmt.value, ast.Constant) else None
+                # bound twice: which value a call reads is not known
+                seen[t.id] = v if isinstance(v, int) and t.id not in seen else None
+    return {k: v for k, v in seen.items() if v is not None}
+
+
+def _cap(arg: ast.expr, consts: dict[str, int]) -> bool:
+    """A count of two or more messages: a literal or a module constant."""
+    if isinstance(arg, ast.Constant) and type(arg.value) is int:
+        return arg.value >= 2
+    if isinstance(arg, ast.Name) and arg.id in consts:
+        return consts[arg.id] >= 2
+    return False

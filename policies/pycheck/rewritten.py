@@ -1,0 +1,93 @@
+"""PL303 in Python: an earlier message of the history replaced by position. A message other
+than the newest (`history[-2] = ...`), or the newest once the newest has been popped
+(`state["messages"].pop()` then `state["messages"][-1] = HumanMessage(short)`: an agent that
+shortens its previous observation before adding the next), was sent in an earlier request; a
+new message in its place changes the history's bytes from there on, and every later request
+misses the cache from that message. Pure: a syntax tree in, findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import ast
+
+from ..meaning import HISTORY_WORDS, words
+from .context import Context
+from .syntax import walk_no_defs
+
+_WHY = (
+    "an earlier message of `{name}` is replaced by its position (`{target}`): it was sent "
+    "before, so once replaced every request misses the cache from that message on; add a new "
+    "message instead"
+)
+
+
+def check_rewritten(tree: ast.Module, ctx: Context) -> None:
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        popped: dict[str, int] = {}  # the history popped, by its text, at its first line
+        writes: list[tuple[ast.Assign, str, int]] = []
+        for node in walk_no_defs(fn):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "pop"
+                and _last(node.args)
+                and _history(node.func.value)
+            ):
+                key = ast.unparse(node.func.value)
+                popped[key] = min(popped.get(key, node.lineno), node.lineno)
+            elif isinstance(node, ast.Assign) and _message(node.value):
+                for t in node.targets:
+                    if isinstance(t, ast.Subscript) and _history(t.value):
+                        at = _from_end(t.slice)
+                        if at is not None:
+                            writes.append((node, ast.unparse(t.value), at))
+        for node, key, at in writes:
+            if at >= 2 or (at == 1 and popped.get(key, node.lineno) < node.lineno):
+                target = ast.unparse(node.targets[0])
+                ctx.flag(node, "PL303", _WHY.format(name=key, target=target[:60]))
+
+
+def _last(args: list[ast.expr]) -> bool:
+    """`pop()` or `pop(-1)`: the newest message taken off."""
+    return not args or _from_end(args[0]) == 1
+
+
+def _from_end(index: ast.expr) -> int | None:
+    """`-n` as n, for a constant n; None for anything else."""
+    if (
+        isinstance(index, ast.UnaryOp)
+        and isinstance(index.op, ast.USub)
+        and isinstance(index.operand, ast.Constant)
+        and type(index.operand.value) is int
+    ):
+        return index.operand.value
+    return None
+
+
+def _history(node: ast.expr) -> bool:
+    """`messages`, `self.history`, `state["messages"]`."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        name = node.slice.value if isinstance(node.slice.value, str) else ""
+    elif isinstance(node, ast.Attribute):
+        name = node.attr
+    elif isinstance(node, ast.Name):
+        name = node.id
+    else:
+        return False
+    ws = set(words(name))
+    return bool(ws & HISTORY_WORDS) and "id" not in ws and "system" not in ws
+
+
+def _message(value: ast.expr) -> bool:
+    """A message made here: a message class's call or a role dict."""
+    if isinstance(value, ast.Call):
+        f = value.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        return name.endswith("Message")
+    return isinstance(value, ast.Dict) and any(
+        isinstance(k, ast.Constant) and k.value == "role" for k in value.keys
+    )
