@@ -11,6 +11,7 @@ import ast
 import contextlib
 import os
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -157,7 +158,13 @@ class PyCallers:
             tree = None
             text = self._text(path)
             if text is not None:
-                with contextlib.suppress(SyntaxError, ValueError, RecursionError):
+                # The project's own warnings (an invalid escape in its strings) are not ours
+                # to print.
+                with (
+                    warnings.catch_warnings(),
+                    contextlib.suppress(SyntaxError, ValueError, RecursionError),
+                ):
+                    warnings.simplefilter("ignore")
                     tree = ast.parse(text)
             self._trees[path] = tree
         return self._trees[path]
