@@ -274,13 +274,18 @@ CORPORA = (
         # from amendment 2's third reserve (it ended)
         steps=(8, 6, 8, 8, 7, 8, 8, 8, 2, 8, 8, 7, 8),
         # First run (policies/ as on main 82fdcdc, after every label of both halves was
-        # committed), its 23 unlabelled findings judged in findings.toml (3 true, 20 false).
+        # committed), its 23 unlabelled findings judged in findings.toml (3 true, 20 false);
+        # the round's final rules (main b8187fc) leave one false Python finding out.
         dev={
             "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (11, 24)},
-            "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (1, 8)},
+            "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (1, 7)},
         },
-        # Scored once, by the lead, with the round's final rules; empty until then.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main b8187fc); its 13
+        # unlabelled findings judged in findings.toml (3 true, 10 false).
+        test={
+            "ts": {"volatile": (4, 4), "structural": (1, 7), "precision": (12, 17)},
+            "py": {"volatile": (3, 4), "structural": (5, 10), "precision": (10, 15)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
