@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import os
 import statistics
@@ -300,8 +301,9 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         api_key="",
         clock=clock,
         sleep=no_sleep,
-        **({"auto_compact_at": COMPACT_AT} if COMPACT else {}),
     )
+    if COMPACT:  # the chat's own setting, as `prefixlock chat` takes it
+        opts = dataclasses.replace(opts, auto_compact_at=COMPACT_AT)
     app = ChatApp(ChatBackend(opts), blink=False, typeahead_grace=0.0)
     paints = _Paints()
     display = app._display
