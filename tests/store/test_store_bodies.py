@@ -250,7 +250,7 @@ async def test_what_a_writing_store_keeps_between_requests_is_bounded(
                 for r in s.requests[before - len(s.ledger) :]:  # the turn's requests
                     sent_bodies.append(canonical_bytes(r.body))
                 assert not dict(store._refs_cache)  # no request's whole lists
-                ((seq, key, recipe, first, tail, others),) = store._refs_cache.sent.values()
+                ((_, key, recipe, first, tail, others),) = store._refs_cache.sent.values()
                 assert key == "messages" and len(tail) == 32 * (len(recipe) - first)
                 assert len(tail) <= 32 * TAIL and set(others) <= {"tools", "system"}
             assert len(s.requests[-1].body["messages"]) > TAIL
