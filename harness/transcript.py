@@ -7,8 +7,9 @@ changes; an Anthropic request body sends those bytes as they are (a long chat he
 twice: frozen, and thawed for the wire). The transcript only grows: editing the past is an
 explicit `fork()`, which the cache guard reports as a rewritten history. Each message keeps its
 token count, and the transcript the chained hash of each message's canonical bytes, computed
-once, so that building the next request costs only the new content. The canonical bytes are
-made when asked, not kept.
+once, so that building the next request costs only the new content (the chain through the
+last message only: a fork hashes again up to its point). The canonical bytes are made when
+asked, not kept.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -16,13 +17,12 @@ made when asked, not kept.
 from __future__ import annotations
 
 import json
-from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import FrozenInstanceError
 from typing import Any, Literal, NoReturn
 
 from .cache.media import unit_tokens
-from .canonical import DIGEST, canonical_bytes, canonical_json, chain_digest
+from .canonical import canonical_bytes, canonical_json, chain_digest
 
 Role = Literal["user", "assistant"]
 
@@ -298,23 +298,24 @@ class Message:
 class Transcript:
     """Append-only list of messages with a running chained hash (prefix identity)."""
 
-    __slots__ = ("_chains", "_messages", "_tokens")
+    __slots__ = ("_chain", "_messages", "_tokens")
 
     def __init__(self, messages: Sequence[Message] = ()) -> None:
         self._messages: list[Message] = []
-        # Per message, packed: its chain's 16-byte digest (`chain()` gives the hex) and the
-        # running token total. A hex string and an int object a message, each in a list of
-        # its own, cost ~125 bytes a message for the conversation's life; these cost 24.
-        self._chains = bytearray()
-        self._tokens = array("q")
+        # The chain's 16-byte digest through the last message (`chain()` gives the hex) and the
+        # running token total: what every request reads. Not one a message: a chain and a
+        # total kept for each grew a long chat 24 bytes a message for its life, for a chain
+        # through an earlier message that only a fork asks for (made again then, `chain(upto)`).
+        self._chain = b""
+        self._tokens = 0
         for m in messages:
             self.append(m)
 
     def append(self, message: Message) -> None:
         """Add a message at the end (the past never changes)."""
         self._messages.append(message)
-        self._chains += chain_digest(self._chains[-DIGEST:], message.data)
-        self._tokens.append((self._tokens[-1] if self._tokens else 0) + message.tokens)
+        self._chain = chain_digest(self._chain, message.data)
+        self._tokens += message.tokens
 
     def extend(self, messages: Sequence[Message]) -> None:
         """Add messages at the end, in order."""
@@ -338,12 +339,15 @@ class Transcript:
     @property
     def tokens(self) -> int:
         """The transcript's size in tokens."""
-        return self._tokens[-1] if self._tokens else 0
+        return self._tokens
 
     def chain(self, upto: int | None = None) -> str:
-        """Chained hash of the first `upto` messages (all by default); '' when empty."""
+        """Chained hash of the first `upto` messages (all by default); '' when empty. Through
+        an earlier message than the last it is hashed again from the start (a fork's)."""
         n = len(self._messages) if upto is None else upto
-        return self._chains[(n - 1) * DIGEST : n * DIGEST].hex() if n > 0 else ""
+        if n == len(self._messages):
+            return self._chain.hex()
+        return _chain_through(self._messages[:n]).hex()
 
     def fork(self, upto: int) -> Transcript:
         """A new transcript holding the first `upto` messages: the only way to edit the past."""
@@ -351,6 +355,14 @@ class Transcript:
             raise IndexError(f"fork point {upto} outside 0..{len(self._messages)}")
         t = Transcript()
         t._messages = self._messages[:upto]
-        t._chains = self._chains[: upto * DIGEST]
-        t._tokens = self._tokens[:upto]
+        t._chain = self._chain if upto == len(self._messages) else _chain_through(t._messages)
+        t._tokens = sum(m.tokens for m in t._messages)  # the counts are kept on the messages
         return t
+
+
+def _chain_through(messages: Sequence[Message]) -> bytes:
+    """The chain's digest through `messages` (b"" for none)."""
+    chain = b""
+    for m in messages:
+        chain = chain_digest(chain, m.data)
+    return chain

@@ -607,7 +607,14 @@ class CacheGuard:
                     self.lookback,
                 )
                 cached_key = ("a", model, units[hit].chain)
-                self._touch(cached_key, now)
+                if not self._touch(cached_key, now):
+                    # The provider read an entry the model no longer held (dropped as
+                    # superseded: the same content written again, as after a compaction to
+                    # the same summary): it holds it, refreshed. Without it each later
+                    # request named the entry "expired after 0s idle", a break a request.
+                    self._write(
+                        cached_key, units[hit], now, anthropic.ttl_seconds(units[hit].breakpoint)
+                    )
                 cached_end = units[hit].end
             for w in anthropic.writes(units, hit, min_tokens):
                 cached_key = self._write(("a", model, w.unit.chain), w.unit, now, w.seconds)

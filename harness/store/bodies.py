@@ -37,22 +37,33 @@ class RefsCache(dict[tuple[str, int], Packed]):
     connection; it must be cleared when a transaction rolls back (it may hold rows that were
     rolled back).
 
-    And `sent`: per session, the last request written (its seq, its message list's
-    recipe and that list's digests), so that the next write hashes and writes only the items
-    that are not the same as there (prefixlock.providers.lazy_body: `same_item`). Each request
-    names every message of the conversation: encoding, hashing and writing each one again at
-    every request was work that grew with the conversation. Cleared with the refs (a rollback:
-    those blobs may not be in the store)."""
+    And `sent`: per session, the last request written (`Sent`: its seq, its message list's
+    recipe and the digests of that list's newest items, its other lists' digests), so that the
+    next write hashes and writes only the items that are not the same as there
+    (prefixlock.providers.lazy_body: `same_item`). Each request names every message of the
+    conversation: encoding, hashing and writing each one again at every request was work that
+    grew with the conversation, and so was keeping every message's digest between writes (32
+    bytes a message for the chat's life): a write that follows one with a recipe keeps no
+    full list here. Cleared with the refs (a rollback: those blobs may not be in the store)."""
 
     __slots__ = ("sent",)
 
     def __init__(self) -> None:
         super().__init__()
-        self.sent: dict[str, tuple[int, str, MessagesRecipe, bytes]] = {}
+        self.sent: dict[str, Sent] = {}
 
     def clear(self) -> None:
         super().clear()
         self.sent.clear()
+
+
+# What a session's last write leaves for its next one: (seq, the message list's body key, its
+# recipe, the index of the first digest kept, the digests of the list's items from there on,
+# the body's other lists' digests). The items before the kept ones are the previous request's
+# own (`same_item`), whose digests the next write needs only where they differ: a new message
+# is appended, and a breakpoint moves within the newest few.
+Sent = tuple[int, str, MessagesRecipe, int, bytes, Packed]
+TAIL = 64  # the newest items of a message list whose digests are kept between writes
 
 
 def _pack(refs: Refs) -> Packed | None:
@@ -99,42 +110,95 @@ def skeleton(
     # Only the hashes added since the previous request are written out as text.
     rest: dict[str, Any] = {}
     packed: Packed = {}
+    encoded: dict[str, dict[str, Any]] = {}
     sent = cache.sent if isinstance(cache, RefsCache) else None
     last = sent.pop(session_id, None) if sent is not None else None
+    if last is not None and last[0] != seq - 1:
+        last = None
+    kept: tuple[str, MessagesRecipe, int, bytes] | None = None
     # A body's message list held as its recipe (prefixlock.providers.lazy_body) is read an
     # item at a time, not made into its list first.
     for k, v in raw_items(body):
-        if k in LIST_KEYS and isinstance(v, (list, tuple, MessagesRecipe)):
-            data = bytearray()
-            done = last if last is not None and last[0] == seq - 1 and last[1] == k else None
-            for i, item in enumerate(v):
-                if done is not None and type(v) is MessagesRecipe and v.same_item(done[2], i):
-                    data += done[3][i * _DIGEST : (i + 1) * _DIGEST]  # written already
-                else:
-                    data += bytes.fromhex(blobs.put(db, item))
-            packed[k] = bytes(data)
-            if sent is not None and type(v) is MessagesRecipe:
-                sent[session_id] = (seq, k, v, packed[k])
-                while len(sent) > _WRITE_MAX:
-                    del sent[next(iter(sent))]  # the oldest written
-        else:
+        if not (k in LIST_KEYS and isinstance(v, (list, tuple, MessagesRecipe))):
             rest[k] = v
-    prev = _packed_refs(db, cache, session_id, seq - 1) if seq > 0 else {}
-    encoded: dict[str, dict[str, Any]] = {}
+        elif type(v) is MessagesRecipe and last is not None and last[1] == k:
+            keep, start, digests = _recipe_delta(db, v, last)
+            added = range((keep - start) * _DIGEST, len(digests), _DIGEST)
+            hashes = [digests[i : i + _DIGEST].hex() for i in added]
+            encoded[k] = {"keep": keep, "add": hashes} if keep else {"add": hashes}
+            tail = max(0, len(v) - TAIL)
+            kept = (k, v, tail, bytes(digests[(tail - start) * _DIGEST :]))
+        else:
+            data = bytearray()
+            for item in v:
+                data += bytes.fromhex(blobs.put(db, item))
+            packed[k] = bytes(data)
+            if type(v) is MessagesRecipe:
+                tail = max(0, len(v) - TAIL)
+                kept = (k, v, tail, packed[k][tail * _DIGEST :])
+    # The previous request's other lists: kept by its write, or read back (rebuilt from rows).
+    # Its message list whole only where this one is not a recipe after one (then read back).
+    prev = last[5] if last is not None else {}
+    if seq > 0 and (last is None or last[1] in packed):
+        prev = _packed_refs(db, cache, session_id, seq - 1)
     for k, digests in packed.items():
         keep = _common_items(prev.get(k, b""), digests)
         ends = range(keep * _DIGEST, len(digests), _DIGEST)
-        added = [digests[i : i + _DIGEST].hex() for i in ends]
-        encoded[k] = {"keep": keep, "add": added} if keep else {"add": added}
-    # The next write of this session needs this request's lists, not the one before: kept per
-    # session, the cache stays as small as the sessions written lately (it grew with every
-    # write, and was trimmed only by a read that missed).
+        added_hashes = [digests[i : i + _DIGEST].hex() for i in ends]
+        encoded[k] = {"keep": keep, "add": added_hashes} if keep else {"add": added_hashes}
     cache.pop((session_id, seq - 1), None)
-    cache[(session_id, seq)] = packed
-    while len(cache) > _WRITE_MAX:
-        del cache[next(iter(cache))]  # the oldest written
-    skel = {"rest": rest, "lists": encoded, "order": list(body)}
+    if kept is None or kept[0] in packed:
+        # Every list whole (no recipe, or the first write of one): kept as the refs of `seq`,
+        # which a read or a write without a recipe rebuilds from.
+        cache[(session_id, seq)] = packed
+        while len(cache) > _WRITE_MAX:
+            del cache[next(iter(cache))]  # the oldest written
+    if sent is not None and kept is not None:
+        k, recipe, tail, digests = kept
+        others = {key: data for key, data in packed.items() if key != k}
+        sent[session_id] = (seq, k, recipe, tail, digests, others)
+        while len(sent) > _WRITE_MAX:
+            del sent[next(iter(sent))]  # the oldest written
+    order = list(body)
+    skel = {"rest": rest, "lists": {k: encoded[k] for k in order if k in encoded}, "order": order}
     return blobs.ordered_bytes(skel).decode("utf-8")
+
+
+def _recipe_delta(db: sqlite3.Connection, v: MessagesRecipe, last: Sent) -> tuple[int, int, bytes]:
+    """A message list against the last write's (`last`): how many leading items the two share
+    (`keep`), and the digests of its items from `start` (at most `keep`, at most its newest
+    `TAIL`) on. An item the same as there (`same_item`) has that digest, known equal without
+    it; any other is hashed and written (`blobs.put`). Where the last write's digest of an
+    item that is not the same is not kept, the shared part ends there (its remainder is
+    written as added: the body comes back the same)."""
+    _, _, before, first, tail, _ = last
+    n_before = first + len(tail) // _DIGEST
+    newest = max(0, len(v) - TAIL)
+    keeping, keep = True, 0
+    start = -1
+    data = bytearray()
+    for i, item in enumerate(v):
+        same = v.same_item(before, i)
+        old = (
+            tail[(i - first) * _DIGEST : (i - first + 1) * _DIGEST]
+            if first <= i < n_before
+            else None
+        )
+        digest: bytes | None = old if same else None
+        if keeping:
+            if not same:
+                if digest is None:
+                    digest = bytes.fromhex(blobs.put(db, item))
+                keeping = old is not None and digest == old
+            if keeping:
+                keep = i + 1
+        if start < 0 and (i >= newest or not keeping):
+            start = i
+        if start >= 0:
+            if digest is None:
+                digest = bytes.fromhex(blobs.put(db, item))
+            data += digest
+    return keep, (start if start >= 0 else len(v)), bytes(data)
 
 
 def _common_items(base: bytes, new: bytes) -> int:

@@ -34,12 +34,19 @@ and prints what stayed live between the first trim at or after BENCH_TRACE_FROM 
 trim, grouped by traceback, in bytes and blocks a turn: the allocation sites of what each turn
 leaves behind (strings and bytes too, which the census cannot name). Slower still; the
 memory figures only.
+BENCH_COMPACT=1 runs the chat with its auto-compaction at BENCH_COMPACT_AT (default 0.015) of the
+model's context window (`BackendOptions.auto_compact_at`, the chat's own setting; the emulator's
+script answers the summary request like any other), so the conversation itself is bounded:
+it compacts several times in 500 turns. Its bound is on the TOTAL RSS slope after trims (the
+conversation included: between compactions it saw-tooths, and nothing else may grow), and it
+asserts the compactions happened.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import os
 import statistics
@@ -72,6 +79,12 @@ P90_MS = 50.0
 MB_PER_TURN = 0.003
 MIN_TRIMS = 3  # after-trim samples past the warm-up needed for their slope
 TRACE = os.environ.get("BENCH_TRACE") == "1"
+# BENCH_COMPACT: the chat's auto-compaction at this share of the model's window (1M tokens for
+# the default model: 0.015 is 15K, past the ~8K the tools and system prompt take, so the
+# history compacts every few dozen turns).
+COMPACT = os.environ.get("BENCH_COMPACT") == "1"
+COMPACT_AT = float(os.environ.get("BENCH_COMPACT_AT", "0.015"))
+MIN_COMPACTIONS = 3  # a 500-turn run in BENCH_COMPACT mode must compact at least this often
 PEAK = os.environ.get("BENCH_PEAK") == "1"
 SNAP = os.environ.get("BENCH_SNAP") == "1"
 SNAP_FRAMES = int(os.environ.get("BENCH_SNAP_FRAMES", "12"))
@@ -289,6 +302,8 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         clock=clock,
         sleep=no_sleep,
     )
+    if COMPACT:  # the chat's own setting, as `prefixlock chat` takes it
+        opts = dataclasses.replace(opts, auto_compact_at=COMPACT_AT)
     app = ChatApp(ChatBackend(opts), blink=False, typeahead_grace=0.0)
     paints = _Paints()
     display = app._display
@@ -364,6 +379,7 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         # cache every body's bytes here.
         held = _own_bytes(app.backend.session.requests)
         requests = len(app.backend.session.ledger)  # every request (the rows are bounded)
+        compactions = app.backend.session.state.compactions
         # The conversation the model needs until a compaction: its JSON bytes a turn (what
         # stays in memory whatever the chat does; the session store has it on disk too).
         import json
@@ -399,6 +415,7 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
     return {
         "turns": turns,
         "requests": requests,
+        "compactions": compactions,
         "seconds_per_turn": elapsed / turns,
         "echo_ms_fresh_p50": statistics.median(fresh),
         "echo_ms_fresh_p90": _p90(fresh),
@@ -431,12 +448,16 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
 
 def test_long_chat_keeps_echo_and_memory_flat() -> None:
     figures = asyncio.run(bench_long_chat())
-    print(f"\nload average {os.getloadavg()[0]:.2f}; {TURNS} turns in one process")
+    mode = f", auto-compaction at {COMPACT_AT}" if COMPACT else ""
+    print(f"\nload average {os.getloadavg()[0]:.2f}; {TURNS} turns in one process{mode}")
     for k, v in figures.items():
         print(f"  {k:28} {v:10.4f}" if isinstance(v, float) else f"  {k:28} {v:10}")
     assert figures["echo_ms_fresh_p90"] < P90_MS
     assert figures["echo_ms_after_p90"] < P90_MS
-    growth = figures["rss_mb_per_turn_beyond_trims"]
+    # Compacting, the conversation is bounded too: the bound is on the total.
+    growth = figures["rss_mb_per_turn_trims" if COMPACT else "rss_mb_per_turn_beyond_trims"]
+    if COMPACT and TURNS >= 500:
+        assert figures["compactions"] >= MIN_COMPACTIONS
     if isinstance(growth, str):
         # A short run: its samples are the window filling, not growth past it; the every-
         # SAMPLE slope would fail or pass on that alone.

@@ -181,3 +181,31 @@ def test_a_message_keeps_its_memos_and_counts_without_an_instance_dict() -> None
     assert m.remember("a", 1) == 1 and m.remember("b", 2) == 2 and m.remember("a", 3) == 3
     assert (m.memo("a"), m.memo("b")) == (3, 2)
     assert m.block_tokens is m.block_tokens and m.tokens == sum(m.block_tokens)
+
+
+def test_a_transcript_keeps_nothing_a_message_but_its_slot() -> None:
+    """The transcript's chain and token total are kept for its last message only (a chain and
+    a total a message grew a long chat 24 bytes a message); earlier chains are made again
+    when asked, equal to the running ones."""
+    import tracemalloc
+
+    from prefixlock.canonical import chain_hash
+
+    msgs = [Message.user(f"message {i}") for i in range(3000)]
+    for m in msgs:
+        assert m.tokens > 0  # counted before: the counts are the message's, not the transcript's
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        t = Transcript(msgs)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held / len(msgs) < 12  # the list's slot (8 bytes, over-allocated); 34 with both kept
+    parent = ""
+    for m in msgs[:4]:
+        parent = chain_hash(parent, m.data)
+    assert t.chain(4) == parent and t.fork(4).chain() == parent
+    assert t.tokens == sum(m.tokens for m in msgs) and t.fork(4).tokens == sum(
+        m.tokens for m in msgs[:4]
+    )

@@ -148,3 +148,18 @@ async def test_a_second_compaction_replaces_the_first_summary() -> None:
     assert first[0] == second[0]
     assert first[1] in [b["text"] for b in second_request["system"]]
     assert second[1].startswith("Summary of the earlier conversation")
+
+
+async def test_compacting_to_the_same_summary_again_names_no_break() -> None:
+    """Compacted twice to the same summary, the session writes the same entries again: the
+    provider reads what the guard had dropped as superseded. The guard takes the read as the
+    entry's and names nothing; it named every later request an expiry after 0s idle (a
+    `CacheBreak` a request, kept for the session's life)."""
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 2)
+            for _ in range(3):
+                await s.compact(policy="allow")
+                await run_turns(emu, s, 14, step=1.0)
+            assert s.state.compactions == 3
+            assert [b.cause for b in s.tracker.guard.breaks] == []

@@ -224,31 +224,47 @@ def test_a_missing_blob_is_a_clear_error(tmp_path: Path) -> None:
     assert "missing content blob" in str(err.value) and err.value.where == str(db)
 
 
-async def test_what_a_writing_store_keeps_between_requests_is_32_bytes_a_message(
+async def test_what_a_writing_store_keeps_between_requests_is_bounded(
     tmp_path: Path,
 ) -> None:
-    """A long session's newest request names every message it sends; the store keeps those
-    names between writes (each body is a delta on the one before) as SHA-256 digests end to
-    end, 32 bytes a message, not a list of 64-character strings (121 bytes a message, the
-    store's share of a long chat's growth a turn)."""
+    """A long session's newest request names every message it sends; the store kept those
+    names between writes (each body is a delta on the one before) as SHA-256 digests, 32 bytes
+    a message for the chat's life. It keeps the digests of the newest `TAIL` only (the older
+    items are the previous request's own, known by the recipe), however long the session
+    grows; every body still comes back exact, and each row adds only the turn's items."""
+    import sqlite3
+
+    from prefixlock.store.bodies import TAIL
+
     db = str(tmp_path / "s.sqlite")
+    turns = TAIL  # 2 messages a turn: the list outgrows the kept digests
     with start_emulator() as emu:
         store = SessionStore(db)
         a = agent(emu, store=store)
         async with a.session("s1") as s:
-            for i in range(6):
+            sent_bodies = []
+            for i in range(turns):
+                before = len(s.ledger)
                 async for _ in s.send(f"Turn {i}: what does f{i} do?"):
                     pass
-            sent = s.requests[-1].body
-            kept = dict(store._refs_cache)
-            assert len(kept) == 1
-            (lists,) = kept.values()
-            assert set(lists) == {k for k in ("messages", "tools", "system") if k in sent}
-            for k, packed in lists.items():
-                assert isinstance(packed, bytes) and len(packed) == 32 * len(sent[k])
+                for r in s.requests[before - len(s.ledger) :]:  # the turn's requests
+                    sent_bodies.append(canonical_bytes(r.body))
+                assert not dict(store._refs_cache)  # no request's whole lists
+                ((_, key, recipe, first, tail, others),) = store._refs_cache.sent.values()
+                assert key == "messages" and len(tail) == 32 * (len(recipe) - first)
+                assert len(tail) <= 32 * TAIL and set(others) <= {"tools", "system"}
+            assert len(s.requests[-1].body["messages"]) > TAIL
     with SessionStore(db, read_only=True) as reader:
-        stored = [r.body for r in reader.requests("s1")]
-    assert canonical_bytes(stored[-1]) == canonical_bytes(sent)
+        stored = [canonical_bytes(r.body) for r in reader.requests("s1")]
+    assert stored == sent_bodies
+    con = sqlite3.connect(db)
+    rows = [json.loads(k) for (k,) in con.execute("SELECT skeleton FROM requests ORDER BY seq")]
+    con.close()
+    # Past the first two (whose tools and system differ), each adds the turn's two messages
+    # and the two before them whose marks moved, as the whole list compared did.
+    deltas = [row["lists"]["messages"] for row in rows[2:]]
+    assert [d["keep"] for d in deltas] == list(range(1, 2 * len(deltas), 2))
+    assert {len(d["add"]) for d in deltas} == {4}
 
 
 def test_writing_a_long_request_passes_through_no_text_for_each_message(tmp_path: Path) -> None:
