@@ -121,6 +121,27 @@ _SUMMARY_OF = frozenset(
 )
 # Names of a mode the user picks per request: the prompt or the tools chosen by it change.
 # A phase or stage of a flow (`checkoutStage`, `phase`) moves within one conversation.
+# Names of the conversation's own messages written as text (`messageHistory`,
+# `recentMessages`, `formattedHistory`), and of their newest part.
+_NEWEST = frozenset({"recent", "last", "latest", "newest"})
+_RECENT_OF = _KEPT_LISTS | _NEWEST | {"message", "chat", "formatted", "thread", "previous"}
+
+
+def _newest_window(src: Source, value: Node) -> bool:
+    """A value that holds the newest messages: `formatRecentMessagesForPrompt(10)` (a call
+    named for them) or `history.slice(-10)...` (a slice from the end)."""
+    for n in walk(value):
+        if n.type != "call_expression":
+            continue
+        name = callee_name(src, n)
+        if set(words(name)) & _NEWEST and set(words(name)) & (_KEPT_LISTS | {"message"}):
+            return True
+        args = arguments(n)
+        if name == "slice" and args and src.text(unwrap(args[0])).startswith("-"):
+            return True
+    return False
+
+
 _MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
@@ -915,6 +936,7 @@ class SinkCheck:
             if not volatile_only:
                 self._per_request(leaf, sink, sink_line)
                 self._summary(leaf, sink, sink_line)
+                self._recent(leaf, sink, sink_line)
                 if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
                     self._mode_piece(leaf, sink, sink_line)
                 if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
@@ -1076,6 +1098,7 @@ class SinkCheck:
             and not ws & _SETTLED
             and bool(set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES))
             and self._varies(inner)
+            and not self._read_without_request(inner)
         )
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
             return
@@ -1148,6 +1171,40 @@ class SinkCheck:
             "prompt, as the first message it replaces, and refresh it rarely",
         )
 
+    def _recent(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL303: the conversation's newest messages written into a system prompt
+        (`${messageHistory}` bound to `formatRecentMessagesForPrompt(10)`, `recentMessages`
+        from `history.slice(-10)`): a window that moves with every exchange, so the system
+        prompt itself differs on every message."""
+        inner = unwrap(leaf.named_children[0]) if leaf.type == "template_substitution" else leaf
+        if inner.type == "ternary_expression":
+            # `${messageHistory ? `\n${messageHistory}\n` : ""}`: the text when it is there.
+            inner = unwrap(inner.child_by_field_name("condition"))  # type: ignore[arg-type]
+        if inner.type not in ("identifier", "shorthand_property_identifier"):
+            return
+        name = self.src.text(inner)
+        ws = words(name)
+        if not (ws and ws[-1] in _KEPT_LISTS and set(ws) <= _RECENT_OF) or name.isupper():
+            return
+        if not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES) or not self._varies(inner):
+            return
+        _, vals, _ = self.ev.m.lookup(inner, name)
+        # The window is said by the name (`recentMessages`) or by what it is bound to: a call
+        # named for the newest messages, or a slice from the end.
+        windowed = bool(set(ws) & _NEWEST) or any(
+            _newest_window(self.src, v) for v in vals or []
+        )
+        if not windowed:
+            return
+        self._report(
+            leaf,
+            "PL303",
+            f"`{name}` (the newest messages of the conversation) is written into {sink} (line "
+            f"{sink_line}): the window moves with every exchange, so the prompt's start changes "
+            "and every request misses the cache for the whole history; send the messages as "
+            "the history after the system prompt instead",
+        )
+
     def _fetched(self, leaf: Node, sink: str, sink_line: int) -> None:
         """PL304: what a search or a recall fetched for this request, followed through the
         values it is written into, reaching a system prompt; reported once per fetch."""
@@ -1200,6 +1257,23 @@ class SinkCheck:
             and obj.parent is not None
             and obj.parent.type == "arguments"
         )
+
+    def _read_without_request(self, node: Node) -> bool:
+        """`integrationContext = buildIntegrationContext()`: every value of the name is a call
+        handed nothing, so nothing of this request picks what it finds (settings or state read
+        again, not a retrieval for the question)."""
+        if node.type != "identifier":
+            return False
+        _, vals, _ = self.ev.m.lookup(node, self.src.text(node))
+        if not vals:
+            return False
+        for v in vals:
+            v = unwrap(v)
+            if v.type == "await_expression" and v.named_children:
+                v = unwrap(v.named_children[0])
+            if v.type != "call_expression" or arguments(v):
+                return False
+        return True
 
     def _varies(self, node: Node) -> bool:
         """A parameter of a function, or a name bound inside one to something other than
