@@ -127,6 +127,22 @@ _NEWEST = frozenset({"recent", "last", "latest", "newest"})
 _RECENT_OF = _KEPT_LISTS | _NEWEST | {"message", "chat", "formatted", "thread", "previous"}
 
 
+# What was fetched from the web for this request (`webContent`, `pageText`, `urlContent`,
+# `scrapedMarkdown`): named for where it came from and for being its text.
+_PAGE_SOURCES = frozenset({"web", "url", "page", "scraped", "fetched", "crawled", "article"})
+_PAGE_TEXT = frozenset({"content", "contents", "text", "html", "markdown", "body"})
+
+
+def _fetched_page(ws: set[str], last: str) -> bool:
+    return last in _PAGE_TEXT and bool(ws & _PAGE_SOURCES)
+
+
+def _conversation_name(name: str) -> bool:
+    """`messages`, `threadMessages`, `history`: a name for the conversation's messages."""
+    ws = words(name)
+    return bool(ws) and ws[-1] in _KEPT_LISTS
+
+
 def _newest_window(src: Source, value: Node) -> bool:
     """A value that holds the newest messages: `formatRecentMessagesForPrompt(10)` (a call
     named for them) or `history.slice(-10)...` (a slice from the end)."""
@@ -908,6 +924,8 @@ class SinkCheck:
 
     def text_sink(self, value: Node, sink: str, at: Node, volatile_only: bool = False) -> None:
         sink_line = self.src.pos(at)[0]
+        if not volatile_only and self._newest_speaker(unwrap(value), sink, sink_line):
+            return
         if unwrap(value).type == "identifier" and identity_name(self.src.text(unwrap(value))):
             return  # `return id` from `createPersona()`: the record's key, no prompt text
         if not volatile_only and unwrap(value).type == "identifier":
@@ -937,6 +955,7 @@ class SinkCheck:
                 self._per_request(leaf, sink, sink_line)
                 self._summary(leaf, sink, sink_line)
                 self._recent(leaf, sink, sink_line)
+                self._history_count(leaf, sink, sink_line)
                 if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
                     self._mode_piece(leaf, sink, sink_line)
                 if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
@@ -1094,7 +1113,7 @@ class SinkCheck:
         # user's turn of a one-off request.
         retrieved = (
             bool(last)
-            and last[0] in _RETRIEVED
+            and (last[0] in _RETRIEVED or _fetched_page(ws, last[0]))
             and not ws & _SETTLED
             and bool(set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES))
             and self._varies(inner)
@@ -1205,6 +1224,80 @@ class SinkCheck:
             "the history after the system prompt instead",
         )
 
+    def _history_count(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL304: how many messages the conversation has (`${thread.messages.length}`) written
+        into a system prompt: the count grows with every turn, so the prefix changes at that
+        point on every request."""
+        inner = unwrap(leaf.named_children[0]) if leaf.type == "template_substitution" else leaf
+        if inner.type != "member_expression":
+            return
+        if self.src.text(inner.child_by_field_name("property")) != "length":
+            return
+        obj = unwrap(inner.child_by_field_name("object"))  # type: ignore[arg-type]
+        named = obj.child_by_field_name("property") if obj.type == "member_expression" else obj
+        if named is None or not _conversation_name(self.src.text(named)):
+            return
+        if not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES) or not self._varies(obj):
+            return
+        if self._in_one_off():
+            return
+        self._report(
+            leaf,
+            "PL304",
+            f"the conversation's length (`{self.src.text(inner)}`) is written into {sink} (line "
+            f"{sink_line}), ahead of the history: it grows every turn, so the prefix changes "
+            "there on every request and the whole history is sent again uncached; state it in "
+            "the newest message, or leave it out",
+        )
+
+    def _newest_speaker(self, value: Node, sink: str, sink_line: int) -> bool:
+        """PL304: a value taken from the newest message of the conversation (`currentUserId`
+        set from `message.user` in a loop over the thread's messages from the end) handed to a
+        system prompt: whoever wrote last decides the prompt, so it changes between requests
+        of one conversation. True when reported."""
+        if value.type != "identifier" or not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+            return False
+        scope, vals, _ = self.ev.m.lookup(value, self.src.text(value))
+        if scope is None or scope.type == "program" or not vals:
+            return False
+        if not any(self._of_history_item(unwrap(v)) for v in vals):
+            return False
+        if self._in_one_off():
+            return False
+        self._report(
+            value,
+            "PL304",
+            f"`{self.src.text(value)}` is taken from a message of the conversation and written "
+            f"into {sink} (line {sink_line}): it follows whoever wrote last, so the prefix "
+            "changes between requests of one conversation and the whole history is sent "
+            "again uncached; state it in the newest user message",
+        )
+        return True
+
+    def _of_history_item(self, v: Node) -> bool:
+        """`message.user` where `message = thread.messages[i]` or `for (const message of
+        history)`: a field of one message of the conversation."""
+        if v.type != "member_expression":
+            return False
+        root = unwrap(v.child_by_field_name("object"))  # type: ignore[arg-type]
+        if root.type != "identifier":
+            return False
+        _, vals, _ = self.ev.m.lookup(root, self.src.text(root))
+        for r in vals or []:
+            r = unwrap(r)
+            if r.type == "subscript_expression":
+                listed = unwrap(r.child_by_field_name("object"))  # type: ignore[arg-type]
+            else:
+                listed = r  # a for-of loop's list, if the lookup gives it
+            named = (
+                listed.child_by_field_name("property")
+                if listed.type == "member_expression"
+                else listed
+            )
+            if named is not None and _conversation_name(self.src.text(named)):
+                return True
+        return False
+
     def _fetched(self, leaf: Node, sink: str, sink_line: int) -> None:
         """PL304: what a search or a recall fetched for this request, followed through the
         values it is written into, reaching a system prompt; reported once per fetch."""
@@ -1278,7 +1371,12 @@ class SinkCheck:
     def _varies(self, node: Node) -> bool:
         """A parameter of a function, or a name bound inside one to something other than
         literal text (`hasImages ? '...' : ''` is one of two fixed texts): made per call, not a
-        module constant loaded once."""
+        module constant loaded once. A field of one (`state.webContent`) varies with it."""
+        if node.type == "member_expression":
+            root = unwrap(node)
+            while root.type == "member_expression":
+                root = unwrap(root.child_by_field_name("object"))  # type: ignore[arg-type]
+            return root.type == "identifier" and self._varies(root)
         if node.type not in ("identifier", "shorthand_property_identifier"):
             return False
         scope, vals, _ = self.ev.m.lookup(node, self.src.text(node))
