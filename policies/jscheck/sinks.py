@@ -158,6 +158,8 @@ def _newest_window(src: Source, value: Node) -> bool:
     return False
 
 
+# Calls that write a row to a database table or collection.
+_ROW_WRITES = frozenset({"insert", "insertOne", "insertMany", "upsert", "insert_one"})
 _MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
@@ -748,6 +750,10 @@ class SinkCheck:
         called = (
             callee_name(src, call) if call is not None and call.type == "call_expression" else ""
         )
+        if called in _ROW_WRITES:
+            # `db.from("ai_interactions").insert({ request_prompt: system + user })`: a row
+            # logged to a table; its prompt-named fields are a record of a request, not one.
+            return
         for key, value in pairs.items():
             if key is None or value is None:
                 continue
