@@ -1119,10 +1119,13 @@ class SinkCheck:
         # user's turn of a one-off request.
         retrieved = (
             bool(last)
-            and (last[0] in _RETRIEVED or _fetched_page(ws, last[0]))
             and not ws & _SETTLED
             and bool(set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES))
-            and self._varies(inner)
+            and (
+                (last[0] in _RETRIEVED and self._varies(inner))
+                # `state.webContent`: what was fetched from the web, a field of this request
+                or (_fetched_page(ws, last[0]) and self._field_varies(inner))
+            )
             and not self._read_without_request(inner)
         )
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
@@ -1243,7 +1246,7 @@ class SinkCheck:
         named = obj.child_by_field_name("property") if obj.type == "member_expression" else obj
         if named is None or not _conversation_name(self.src.text(named)):
             return
-        if not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES) or not self._varies(obj):
+        if not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES) or not self._field_varies(obj):
             return
         if self._in_one_off():
             return
@@ -1359,9 +1362,10 @@ class SinkCheck:
 
     def _read_without_request(self, node: Node) -> bool:
         """`integrationContext = buildIntegrationContext()`: every value of the name is a call
-        handed nothing, so nothing of this request picks what it finds (settings or state read
-        again, not a retrieval for the question)."""
-        if node.type != "identifier":
+        of a module's function handed nothing, so nothing of this request picks what it finds
+        (settings read again, not a retrieval for the question). A method of a held object
+        (`memoryHolder.formatForPrompt()`) reads what the conversation wrote into it."""
+        if node.type != "identifier" or set(words(self.src.text(node))) & _RECALLED:
             return False
         _, vals, _ = self.ev.m.lookup(node, self.src.text(node))
         if not vals:
@@ -1372,17 +1376,22 @@ class SinkCheck:
                 v = unwrap(v.named_children[0])
             if v.type != "call_expression" or arguments(v):
                 return False
+            fn = v.child_by_field_name("function")
+            if fn is None or unwrap(fn).type != "identifier":
+                return False
         return True
+
+    def _field_varies(self, node: Node) -> bool:
+        """`state.webContent`, `thread.messages`: a field of a name that varies (below)."""
+        root = unwrap(node)
+        while root.type == "member_expression":
+            root = unwrap(root.child_by_field_name("object"))  # type: ignore[arg-type]
+        return root.type == "identifier" and self._varies(root)
 
     def _varies(self, node: Node) -> bool:
         """A parameter of a function, or a name bound inside one to something other than
         literal text (`hasImages ? '...' : ''` is one of two fixed texts): made per call, not a
-        module constant loaded once. A field of one (`state.webContent`) varies with it."""
-        if node.type == "member_expression":
-            root = unwrap(node)
-            while root.type == "member_expression":
-                root = unwrap(root.child_by_field_name("object"))  # type: ignore[arg-type]
-            return root.type == "identifier" and self._varies(root)
+        module constant loaded once."""
         if node.type not in ("identifier", "shorthand_property_identifier"):
             return False
         scope, vals, _ = self.ev.m.lookup(node, self.src.text(node))
