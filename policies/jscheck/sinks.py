@@ -1219,9 +1219,7 @@ class SinkCheck:
         _, vals, _ = self.ev.m.lookup(inner, name)
         # The window is said by the name (`recentMessages`) or by what it is bound to: a call
         # named for the newest messages, or a slice from the end.
-        windowed = bool(set(ws) & _NEWEST) or any(
-            _newest_window(self.src, v) for v in vals or []
-        )
+        windowed = bool(set(ws) & _NEWEST) or any(_newest_window(self.src, v) for v in vals or [])
         if not windowed:
             return
         self._report(

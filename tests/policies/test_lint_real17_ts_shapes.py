@@ -39,7 +39,8 @@ def test_recent_messages_formatted_into_the_system_prompt() -> None:
     src = (
         "export function buildSystemPrompt(ctx: Ctx): string {\n"
         "  const messageHistory = formatLatestMessages(ctx.count)\n"
-        "  return `You are a coach.\\n${messageHistory ? `\\n${messageHistory}\\n` : ''}\\nBe brief.`\n"
+        "  return `You are a coach.\\n${messageHistory ? `\\n${messageHistory}\\n` : ''}\\n"
+        "Be brief.`\n"
         "}\n"
     )
     assert _codes(src, "prompts.ts") == [(3, "PL303")]
