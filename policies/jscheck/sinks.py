@@ -138,9 +138,13 @@ def _fetched_page(ws: set[str], last: str) -> bool:
 
 
 def _conversation_name(name: str) -> bool:
-    """`messages`, `threadMessages`, `history`: a name for the conversation's messages."""
+    """`messages`, `threadMessages`, `history`: a name for the conversation's messages (not
+    those of one role, `systemMessages`)."""
     ws = words(name)
-    return bool(ws) and ws[-1] in _KEPT_LISTS
+    return bool(ws) and ws[-1] in _KEPT_LISTS and not set(ws) & _ROLES
+
+
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "human", "ai"})
 
 
 def _newest_window(src: Source, value: Node) -> bool:
