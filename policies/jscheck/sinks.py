@@ -94,6 +94,7 @@ _MACHINE = frozenset(
     {"time", "date", "clock", "info", "status", "health", "metrics", "stats", "load"}
     | {"uptime", "usage", "resources", "monitor", "check", "report", "logs", "log"}
 )
+_LOCATIONS = frozenset({"path", "paths", "dir", "directory", "folder", "filename", "url", "uri"})
 _MEASURES = frozenset(
     {"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids", "budget"}
     # What is measured or set about a prompt (`systemPromptAttention`, a calibration's verdict
@@ -186,6 +187,8 @@ def prefix_name(name: str) -> bool | None:
     ws = set(words(name))
     if words(name)[-1:] and words(name)[-1] in _MEASURES:
         return None  # `systemMessageTokens`, `system_fingerprint`: a count or an id, not text
+    if words(name)[-1:] and words(name)[-1] in _LOCATIONS:
+        return None  # `promptPath`, `systemPromptUrl`: where the text is kept, not the text
     if words(name)[-1:] and words(name)[-1] in _MACHINE and not ws & (_PROMPT_WORDS | {"message"}):
         return None  # `system_time`, `systemInfo`, `systemHealth`: the machine, not a prompt
     if "reminder" in ws:

@@ -165,3 +165,22 @@ def test_a_logged_row_of_the_prompt_is_no_prompt() -> None:
     assert _codes(src, "notify.ts") == []
     sent = src.replace(".from('ai_interactions').insert(", ".chat(")
     assert _codes(sent, "notify.ts") == [(3, "PL304")]
+
+
+def test_a_path_named_for_the_prompt_is_no_prompt_text() -> None:
+    # Where the prompt file lies (under the process's working directory) is not its text.
+    src = (
+        "export async function POST(req: Request) {\n"
+        "  const lesson = await req.json()\n"
+        "  const promptPath = resolve(process.cwd(), 'lessons', 'intro.md')\n"
+        "  const systemPrompt = readFileSync(promptPath, 'utf-8')\n"
+        "  return client.chat.completions.create({\n"
+        "    model: 'gpt-4o',\n"
+        "    messages: [{ role: 'system', content: systemPrompt }, ...lesson.history],\n"
+        "  })\n"
+        "}\n"
+    )
+    assert _codes(src, "route.ts") == []
+    # The working directory written into the prompt's text is reported.
+    text = src.replace("readFileSync(promptPath, 'utf-8')", "`Work in ${process.cwd()}.`")
+    assert _codes(text, "route.ts") == [(4, "PL105")]
