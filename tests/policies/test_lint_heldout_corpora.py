@@ -277,9 +277,10 @@ CORPORA = (
         steps=(8, 6, 8, 8, 7, 8, 8, 8, 2, 8, 8, 7, 8),
         # First run (policies/ as on main 82fdcdc, after every label of both halves was
         # committed), its 23 unlabelled findings judged in findings.toml (3 true, 20 false);
-        # the round's final rules (main b8187fc) leave one false Python finding out.
+        # the round's final rules (main b8187fc) leave one false Python finding out. TS
+        # precision 11/24 -> 11/23 by branch h30ts5 (a path named for the prompt is no text).
         dev={
-            "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (11, 24)},
+            "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (11, 23)},
             "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (1, 7)},
         },
         # Scored once, by the lead, with the round's final rules (main b8187fc); its 13
