@@ -19,11 +19,9 @@ from .syntax import FUNCTIONS, Source, function_of, key_name, unwrap, walk
 
 # Keys of a request that carry the conversation.
 _CONVERSATION_KEYS = frozenset({"messages", "contents", "history", "input"})
-# Words of what a request carries: the conversation, the newest message's parts, the intent a
-# classifier found for it.
-_PER_REQUEST = frozenset(
-    {"messages", "history", "contents", "intent", "attachments", "images", "image", "url"}
-)
+# Words of what a request carries: the conversation, and the intent a classifier found for
+# its newest message. (Not `images` or `url`: `model.supportsImages` is the model's, fixed.)
+_PER_REQUEST = frozenset({"messages", "history", "contents", "intent"})
 _DEPTH = 3
 
 

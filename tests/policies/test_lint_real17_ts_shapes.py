@@ -125,6 +125,9 @@ def test_tool_list_switched_by_a_flag_from_the_request_messages() -> None:
         )
     )
     assert _codes(quiet, "generator.ts") == []
+    # Nor is what the model supports: fixed for the conversation's model.
+    model = quiet.replace("state.settings.search", "state.model.supportsImages")
+    assert _codes(model, "generator.ts") == []
 
 
 def test_clock_settings_and_week_fields_are_not_the_moment() -> None:
