@@ -7,7 +7,8 @@ with another prefix; `pickedtools`: a prompt or tools picked by an option sent w
 prompt; `steptools`: the tool list changed between the requests of one turn; `storewindow`: a
 conversation loaded as its newest rows; `capwindows`: a history cut to a cap by shift, filter, a
 newest-first slice or a loader named for the recent messages; `otherprefix`: one conversation
-sent under two system prompts). Findings are then dropped where `chainstart`, `instancemode`,
+sent under two system prompts; `flagtools`: tools switched by a flag worked out from the
+request's messages). Findings are then dropped where `chainstart`, `instancemode`,
 `measured`, `runonce` and `memoised` show that no later request of the conversation reads the
 part reported. Pure: text in, findings out; another file of the project is read only through the
 loader the engine passes in.
@@ -25,6 +26,7 @@ from .askedwindow import check_asked_window
 from .capwindows import check_cap_windows
 from .chainstart import drop_chain_start
 from .depthinsert import check_depth_insert
+from .flagtools import check_flag_tools
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
 from .measured import drop_measured
@@ -104,6 +106,7 @@ def check_js(
         + check_depth_insert(src)
         + check_second_system(src)
         + check_other_prefix(src)
+        + check_flag_tools(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.

@@ -94,6 +94,7 @@ _MACHINE = frozenset(
     {"time", "date", "clock", "info", "status", "health", "metrics", "stats", "load"}
     | {"uptime", "usage", "resources", "monitor", "check", "report", "logs", "log"}
 )
+_LOCATIONS = frozenset({"path", "paths", "dir", "directory", "folder", "filename", "url", "uri"})
 _MEASURES = frozenset(
     {"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids", "budget"}
     # What is measured or set about a prompt (`systemPromptAttention`, a calibration's verdict
@@ -121,6 +122,49 @@ _SUMMARY_OF = frozenset(
 )
 # Names of a mode the user picks per request: the prompt or the tools chosen by it change.
 # A phase or stage of a flow (`checkoutStage`, `phase`) moves within one conversation.
+# Names of the conversation's own messages written as text (`messageHistory`,
+# `recentMessages`, `formattedHistory`), and of their newest part.
+_NEWEST = frozenset({"recent", "last", "latest", "newest"})
+_RECENT_OF = _KEPT_LISTS | _NEWEST | {"message", "chat", "formatted", "thread", "previous"}
+
+
+# What was fetched from the web for this request (`webContent`, `pageText`, `urlContent`,
+# `scrapedMarkdown`): named for where it came from and for being its text.
+_PAGE_SOURCES = frozenset({"web", "url", "page", "scraped", "fetched", "crawled", "article"})
+_PAGE_TEXT = frozenset({"content", "contents", "text", "html", "markdown", "body"})
+
+
+def _fetched_page(ws: set[str], last: str) -> bool:
+    return last in _PAGE_TEXT and bool(ws & _PAGE_SOURCES)
+
+
+def _conversation_name(name: str) -> bool:
+    """`messages`, `threadMessages`, `history`: a name for the conversation's messages (not
+    those of one role, `systemMessages`)."""
+    ws = words(name)
+    return bool(ws) and ws[-1] in _KEPT_LISTS and not set(ws) & _ROLES
+
+
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "human", "ai"})
+
+
+def _newest_window(src: Source, value: Node) -> bool:
+    """A value that holds the newest messages: `formatRecentMessagesForPrompt(10)` (a call
+    named for them) or `history.slice(-10)...` (a slice from the end)."""
+    for n in walk(value):
+        if n.type != "call_expression":
+            continue
+        name = callee_name(src, n)
+        if set(words(name)) & _NEWEST and set(words(name)) & (_KEPT_LISTS | {"message"}):
+            return True
+        args = arguments(n)
+        if name == "slice" and args and src.text(unwrap(args[0])).startswith("-"):
+            return True
+    return False
+
+
+# Calls that write a row to a database table or collection.
+_ROW_WRITES = frozenset({"insert", "insertOne", "insertMany", "upsert", "insert_one"})
 _MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
@@ -143,6 +187,8 @@ def prefix_name(name: str) -> bool | None:
     ws = set(words(name))
     if words(name)[-1:] and words(name)[-1] in _MEASURES:
         return None  # `systemMessageTokens`, `system_fingerprint`: a count or an id, not text
+    if words(name)[-1:] and words(name)[-1] in _LOCATIONS:
+        return None  # `promptPath`, `systemPromptUrl`: where the text is kept, not the text
     if words(name)[-1:] and words(name)[-1] in _MACHINE and not ws & (_PROMPT_WORDS | {"message"}):
         return None  # `system_time`, `systemInfo`, `systemHealth`: the machine, not a prompt
     if "reminder" in ws:
@@ -711,6 +757,10 @@ class SinkCheck:
         called = (
             callee_name(src, call) if call is not None and call.type == "call_expression" else ""
         )
+        if called in _ROW_WRITES:
+            # `db.from("ai_interactions").insert({ request_prompt: system + user })`: a row
+            # logged to a table; its prompt-named fields are a record of a request, not one.
+            return
         for key, value in pairs.items():
             if key is None or value is None:
                 continue
@@ -887,6 +937,8 @@ class SinkCheck:
 
     def text_sink(self, value: Node, sink: str, at: Node, volatile_only: bool = False) -> None:
         sink_line = self.src.pos(at)[0]
+        if not volatile_only and self._newest_speaker(unwrap(value), sink, sink_line):
+            return
         if unwrap(value).type == "identifier" and identity_name(self.src.text(unwrap(value))):
             return  # `return id` from `createPersona()`: the record's key, no prompt text
         if not volatile_only and unwrap(value).type == "identifier":
@@ -915,6 +967,8 @@ class SinkCheck:
             if not volatile_only:
                 self._per_request(leaf, sink, sink_line)
                 self._summary(leaf, sink, sink_line)
+                self._recent(leaf, sink, sink_line)
+                self._history_count(leaf, sink, sink_line)
                 if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
                     self._mode_piece(leaf, sink, sink_line)
                 if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
@@ -1072,10 +1126,14 @@ class SinkCheck:
         # user's turn of a one-off request.
         retrieved = (
             bool(last)
-            and last[0] in _RETRIEVED
             and not ws & _SETTLED
             and bool(set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES))
-            and self._varies(inner)
+            and (
+                (last[0] in _RETRIEVED and self._varies(inner))
+                # `state.webContent`: what was fetched from the web, a field of this request
+                or (_fetched_page(ws, last[0]) and self._field_varies(inner))
+            )
+            and not self._read_without_request(inner)
         )
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
             return
@@ -1148,6 +1206,112 @@ class SinkCheck:
             "prompt, as the first message it replaces, and refresh it rarely",
         )
 
+    def _recent(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL303: the conversation's newest messages written into a system prompt
+        (`${messageHistory}` bound to `formatRecentMessagesForPrompt(10)`, `recentMessages`
+        from `history.slice(-10)`): a window that moves with every exchange, so the system
+        prompt itself differs on every message."""
+        inner = unwrap(leaf.named_children[0]) if leaf.type == "template_substitution" else leaf
+        if inner.type == "ternary_expression":
+            # `${messageHistory ? `\n${messageHistory}\n` : ""}`: the text when it is there.
+            inner = unwrap(inner.child_by_field_name("condition"))  # type: ignore[arg-type]
+        if inner.type not in ("identifier", "shorthand_property_identifier"):
+            return
+        name = self.src.text(inner)
+        ws = words(name)
+        if not (ws and ws[-1] in _KEPT_LISTS and set(ws) <= _RECENT_OF) or name.isupper():
+            return
+        if not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES) or not self._varies(inner):
+            return
+        _, vals, _ = self.ev.m.lookup(inner, name)
+        # The window is said by the name (`recentMessages`) or by what it is bound to: a call
+        # named for the newest messages, or a slice from the end.
+        windowed = bool(set(ws) & _NEWEST) or any(_newest_window(self.src, v) for v in vals or [])
+        if not windowed:
+            return
+        self._report(
+            leaf,
+            "PL303",
+            f"`{name}` (the newest messages of the conversation) is written into {sink} (line "
+            f"{sink_line}): the window moves with every exchange, so the prompt's start changes "
+            "and every request misses the cache for the whole history; send the messages as "
+            "the history after the system prompt instead",
+        )
+
+    def _history_count(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL304: how many messages the conversation has (`${thread.messages.length}`) written
+        into a system prompt: the count grows with every turn, so the prefix changes at that
+        point on every request."""
+        inner = unwrap(leaf.named_children[0]) if leaf.type == "template_substitution" else leaf
+        if inner.type != "member_expression":
+            return
+        if self.src.text(inner.child_by_field_name("property")) != "length":
+            return
+        obj = unwrap(inner.child_by_field_name("object"))  # type: ignore[arg-type]
+        named = obj.child_by_field_name("property") if obj.type == "member_expression" else obj
+        if named is None or not _conversation_name(self.src.text(named)):
+            return
+        if not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES) or not self._field_varies(obj):
+            return
+        if self._in_one_off():
+            return
+        self._report(
+            leaf,
+            "PL304",
+            f"the conversation's length (`{self.src.text(inner)}`) is written into {sink} (line "
+            f"{sink_line}), ahead of the history: it grows every turn, so the prefix changes "
+            "there on every request and the whole history is sent again uncached; state it in "
+            "the newest message, or leave it out",
+        )
+
+    def _newest_speaker(self, value: Node, sink: str, sink_line: int) -> bool:
+        """PL304: a value taken from the newest message of the conversation (`currentUserId`
+        set from `message.user` in a loop over the thread's messages from the end) handed to a
+        system prompt: whoever wrote last decides the prompt, so it changes between requests
+        of one conversation. True when reported."""
+        if value.type != "identifier" or not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+            return False
+        scope, vals, _ = self.ev.m.lookup(value, self.src.text(value))
+        if scope is None or scope.type == "program" or not vals:
+            return False
+        if not any(self._of_history_item(unwrap(v)) for v in vals):
+            return False
+        if self._in_one_off():
+            return False
+        self._report(
+            value,
+            "PL304",
+            f"`{self.src.text(value)}` is taken from a message of the conversation and written "
+            f"into {sink} (line {sink_line}): it follows whoever wrote last, so the prefix "
+            "changes between requests of one conversation and the whole history is sent "
+            "again uncached; state it in the newest user message",
+        )
+        return True
+
+    def _of_history_item(self, v: Node) -> bool:
+        """`message.user` where `message = thread.messages[i]` or `for (const message of
+        history)`: a field of one message of the conversation."""
+        if v.type != "member_expression":
+            return False
+        root = unwrap(v.child_by_field_name("object"))  # type: ignore[arg-type]
+        if root.type != "identifier":
+            return False
+        _, vals, _ = self.ev.m.lookup(root, self.src.text(root))
+        for r in vals or []:
+            r = unwrap(r)
+            if r.type == "subscript_expression":
+                listed = unwrap(r.child_by_field_name("object"))  # type: ignore[arg-type]
+            else:
+                listed = r  # a for-of loop's list, if the lookup gives it
+            named = (
+                listed.child_by_field_name("property")
+                if listed.type == "member_expression"
+                else listed
+            )
+            if named is not None and _conversation_name(self.src.text(named)):
+                return True
+        return False
+
     def _fetched(self, leaf: Node, sink: str, sink_line: int) -> None:
         """PL304: what a search or a recall fetched for this request, followed through the
         values it is written into, reaching a system prompt; reported once per fetch."""
@@ -1200,6 +1364,34 @@ class SinkCheck:
             and obj.parent is not None
             and obj.parent.type == "arguments"
         )
+
+    def _read_without_request(self, node: Node) -> bool:
+        """`integrationContext = buildIntegrationContext()`: every value of the name is a call
+        of a module's function handed nothing, so nothing of this request picks what it finds
+        (settings read again, not a retrieval for the question). A method of a held object
+        (`memoryHolder.formatForPrompt()`) reads what the conversation wrote into it."""
+        if node.type != "identifier" or set(words(self.src.text(node))) & _RECALLED:
+            return False
+        _, vals, _ = self.ev.m.lookup(node, self.src.text(node))
+        if not vals:
+            return False
+        for v in vals:
+            v = unwrap(v)
+            if v.type == "await_expression" and v.named_children:
+                v = unwrap(v.named_children[0])
+            if v.type != "call_expression" or arguments(v):
+                return False
+            fn = v.child_by_field_name("function")
+            if fn is None or unwrap(fn).type != "identifier":
+                return False
+        return True
+
+    def _field_varies(self, node: Node) -> bool:
+        """`state.webContent`, `thread.messages`: a field of a name that varies (below)."""
+        root = unwrap(node)
+        while root.type == "member_expression":
+            root = unwrap(root.child_by_field_name("object"))  # type: ignore[arg-type]
+        return root.type == "identifier" and self._varies(root)
 
     def _varies(self, node: Node) -> bool:
         """A parameter of a function, or a name bound inside one to something other than

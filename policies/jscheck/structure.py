@@ -448,16 +448,46 @@ def _store_only(src: Source) -> bool:
     return True
 
 
+def _assembling(src: Source) -> set[int]:
+    """The functions (by id) of a file that assemble a model's context as an object (`return
+    { systemPrompt, messages: recent }`): whoever sends it, their windows are the request's."""
+    return {
+        f.id
+        for n in walk(src.root)
+        if n.type == "object" and _request_shaped(src, n)
+        for f in (function_of(n),)
+        if f is not None
+    }
+
+
+def _request_shaped(src: Source, obj: Node) -> bool:
+    """An object literal with a system prompt beside the messages (`{ systemPrompt: base,
+    messages: recent }`, `{ system, messages }`): a model's context, not a stored record."""
+    keys = [
+        key_name(src, p.child_by_field_name("key")) or ""
+        for p in obj.named_children
+        if p.type == "pair"
+    ] + [src.text(p) for p in obj.named_children if p.type == "shorthand_property_identifier"]
+    said = [set(words(k)) for k in keys]
+    return any(w == {"messages"} for w in said) and any(
+        "system" in w or w == {"instructions"} for w in said
+    )
+
+
 def check_windows(src: Source) -> list[Finding]:
     out: list[Finding] = []
-    if _store_only(src):
-        # Retention caps of a store: what it keeps is read back for display; where the
-        # project sends a conversation, its own request code is linted for windows.
+    # Retention caps of a store: what it keeps is read back for display; where the project
+    # sends a conversation, its own request code is linted for windows. A store's function
+    # that assembles the model's context itself is such request code.
+    only = _assembling(src) if _store_only(src) else None
+    if only is not None and not only:
         return out
     seen: set[int] = set()
     declared: dict[str, list[list[Node]]] | None = None  # made once, when a call first asks
 
     def add(node: Node, what: str, tail: str = _WINDOW) -> None:
+        if only is not None and getattr(function_of(node), "id", None) not in only:
+            return
         line, _ = src.pos(node)
         if line not in seen:
             seen.add(line)

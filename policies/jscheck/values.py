@@ -742,6 +742,11 @@ class Evaluator:
             # `studio.hours.monday`: an entry of a record named for hours is a schedule's
             # text; the name tells what the record holds, not that it reads the clock.
             got = frozenset(t for t in got if not t.what.endswith("(by its name)"))
+        if _clock_setting(prop):
+            # `dateInfo.timezone`, `dateInfo.isoWeek`: a field of a clock reading that is the
+            # clock's setting or changes once a week at most, not the moment itself.
+            got = frozenset(t for t in got if t.kind not in ("date", "time"))
+            return got
         return got or self._by_meaning(node, prop)
 
     def _bookkeeping(self, value: Node) -> list[Node | None]:
@@ -1125,6 +1130,21 @@ def _is_request(src: Source, obj: Node) -> bool:
 # present moment (`currentTime`, `now`, `today`): a record's `businessHours`, `dueDate` or
 # `timestamp` names what the record holds, not a clock read for this request.
 _PRESENT = frozenset({"current", "now", "today"})
+
+
+# The last word of a clock reading's field that is its setting or a coarse part of it.
+_CLOCK_SETTINGS = frozenset({"timezone", "zone", "tz", "locale", "offset", "format"})
+_COARSE = frozenset({"week", "month", "year", "quarter"})
+_FINE = frozenset({"day", "weekday", "date", "time", "hour", "minute", "second", "now"})
+
+
+def _clock_setting(name: str) -> bool:
+    """`timezone`, `isoWeek`, `monthName`: a field of a date that is fixed for the process
+    or for a week at least. Not `dayOfWeek` (changes daily) nor `currentTime`."""
+    ws = words(name)
+    if not ws or set(ws) & _FINE:
+        return False
+    return ws[-1] in _CLOCK_SETTINGS or bool(set(ws) & _COARSE)
 
 
 def _says_current(name: str) -> bool:

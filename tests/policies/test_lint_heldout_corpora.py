@@ -140,8 +140,10 @@ CORPORA = (
         # request fields in prompt parts, live state): TS 1/2, 6/9, 11/16 -> 2/2, 9/9, 14/14;
         # Python 0/1, 1/3, 2/4 -> 1/1, 3/3, 5/6.
         test={
-            # TS precision 14/14 -> 15/15 by branch h30ts3 (an SQL window's LIMIT line).
-            "ts": {"volatile": (2, 2), "structural": (9, 9), "precision": (15, 15)},
+            # TS precision 14/14 -> 15/15 by branch h30ts3 (an SQL window's LIMIT line);
+            # 15/15 -> 16/16 by branch h30ts5 (a tool list switched by a flag worked out from
+            # the request's messages, at a labelled line).
+            "ts": {"volatile": (2, 2), "structural": (9, 9), "precision": (16, 16)},
             "py": {"volatile": (1, 1), "structural": (3, 3), "precision": (5, 6)},
         },
     ),
@@ -275,15 +277,20 @@ CORPORA = (
         steps=(8, 6, 8, 8, 7, 8, 8, 8, 2, 8, 8, 7, 8),
         # First run (policies/ as on main 82fdcdc, after every label of both halves was
         # committed), its 23 unlabelled findings judged in findings.toml (3 true, 20 false);
-        # the round's final rules (main b8187fc) leave one false Python finding out.
+        # the round's final rules (main b8187fc) leave one false Python finding out. TS
+        # precision 11/24 -> 11/23 by branch h30ts5 (a path named for the prompt is no text).
         dev={
-            "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (11, 24)},
+            "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (11, 23)},
             "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (1, 7)},
         },
         # Scored once, by the lead, with the round's final rules (main b8187fc); its 13
-        # unlabelled findings judged in findings.toml (3 true, 10 false).
+        # unlabelled findings judged in findings.toml (3 true, 10 false). Development data
+        # since: TS 4/4, 1/7, 12/17 -> 4/4, 7/7, 18/18 by branch h30ts5 (a store's context
+        # builder, recent messages, the thread's length and newest speaker and fetched web
+        # content in a system prompt, tools switched by a flag from the request's messages;
+        # a clock's timezone and week, settings read by an argless call, a logged row).
         test={
-            "ts": {"volatile": (4, 4), "structural": (1, 7), "precision": (12, 17)},
+            "ts": {"volatile": (4, 4), "structural": (7, 7), "precision": (18, 18)},
             "py": {"volatile": (3, 4), "structural": (5, 10), "precision": (10, 15)},
         },
     ),
