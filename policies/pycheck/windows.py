@@ -56,7 +56,20 @@ def _name(node: ast.AST) -> str | None:
         key = node.slice
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             return key.value
+    if isinstance(node, ast.BoolOp) and _empty_default(node):
+        return _name(node.values[0])  # `(history or [])`: the list, or nothing when none
     return None
+
+
+def _empty_default(node: ast.AST) -> bool:
+    """`x or []`, `x or ()`: a value with an empty fallback stands for the value itself."""
+    return (
+        isinstance(node, ast.BoolOp)
+        and isinstance(node.op, ast.Or)
+        and len(node.values) == 2
+        and isinstance(node.values[1], (ast.List, ast.Tuple))
+        and not node.values[1].elts
+    )
 
 
 def _is_history(node: ast.AST) -> bool:

@@ -1,0 +1,72 @@
+"""Python shapes that real17's test half showed (development data since it was scored): a
+history window cut from a list with an empty fallback (`(history or [])[-6:]`) and a store's
+loader capped by the instance's own setting (`get_history(sid, self.memory_size)`). Each a
+synthetic positive with a negative twin that differs in the one thing the rule reads."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _lines(src: str, code: str) -> list[int]:
+    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
+
+
+_FALLBACK = (
+    "def answer(client, question, history=None):\n"
+    '    messages = [{"role": "system", "content": "You are a tutor."}]\n'
+    "    for m in (history or [])CUT:\n"
+    '        messages.append({"role": m["role"], "content": m["content"]})\n'
+    '    messages.append({"role": "user", "content": question})\n'
+    '    return client.chat.completions.create(model="m", messages=messages)\n'
+)
+
+
+def test_window_of_a_history_with_an_empty_fallback_is_a_window() -> None:
+    """`(history or [])[-6:]` is the history's last six messages, as `history[-6:]` is."""
+    assert _lines(_FALLBACK.replace("CUT", "[-6:]"), "PL303") == [3]
+
+
+def test_whole_history_with_an_empty_fallback_is_no_window() -> None:
+    """`(history or [])` sent whole: the same prefix grows, nothing is cut."""
+    assert _lines(_FALLBACK.replace("CUT", ""), "PL303") == []
+
+
+def test_empty_fallback_of_a_non_history_is_no_window() -> None:
+    """`(examples or [])[-6:]` cuts a list that is not the conversation."""
+    src = _FALLBACK.replace("(history or [])CUT", "(examples or [])[-6:]")
+    src = src.replace("history=None", "examples=None")
+    assert _lines(src, "PL303") == []
+
+
+_STORE = (
+    "class ContextManager:\n"
+    "    def __init__(self, store, memory_size: int = SIZE):\n"
+    "        self.store = store\n"
+    "        self.memory_size = memory_size\n"
+    "\n"
+    "    def get_context(self, session_id, query):\n"
+    '        context = [{"role": "system", "content": "S"}]\n'
+    "        recent = self.store.get_history(session_id, self.memory_size)\n"
+    "        context.extend(recent)\n"
+    '        context.append({"role": "user", "content": query})\n'
+    "        return context\n"
+)
+
+
+def test_loader_capped_by_the_instances_setting_is_a_window() -> None:
+    """`get_history(sid, self.memory_size)` with `memory_size` defaulting to 10 in `__init__`:
+    the last ten messages, a window as `get_history(sid, 10)` is."""
+    assert _lines(_STORE.replace("SIZE", "10"), "PL303") == [8]
+
+
+def test_loader_capped_at_one_message_by_the_instance_is_no_window() -> None:
+    """The same loader whose setting defaults to 1 reads only the latest message."""
+    assert _lines(_STORE.replace("SIZE", "1"), "PL303") == []
+
+
+def test_loader_given_an_unknown_instance_value_is_no_window() -> None:
+    """`self.memory_size` bound to something other than an integer default (a parameter with
+    no default): not known to cap anything."""
+    src = _STORE.replace("memory_size: int = SIZE", "memory_size")
+    assert _lines(src, "PL303") == []
