@@ -70,3 +70,37 @@ def test_loader_given_an_unknown_instance_value_is_no_window() -> None:
     no default): not known to cap anything."""
     src = _STORE.replace("memory_size: int = SIZE", "memory_size")
     assert _lines(src, "PL303") == []
+
+
+_SUMMARY_MSG = (
+    "def get_context(store, session_id, query):\n"
+    '    context = [{"role": "system", "content": "S"}]\n'
+    "    summary = store.get_summary(session_id)\n"
+    "    recent_messages = store.get_all(session_id)\n"
+    '    info = f"--- Summary ---\\n{summary}\\n"\n'
+    '    info += "\\n".join(store.search(query))\n'
+    "    ORDER\n"
+    "    return context\n"
+)
+_INFO = 'context.append({"role": "user", "content": f"Use this: {info}"})'
+_RECENT = "context.extend(recent_messages)"
+
+
+def test_message_built_from_a_summary_ahead_of_the_history_is_found() -> None:
+    """A user message whose text was built from the summary (through a local), then the recent
+    history: the summary sits ahead of the replayed messages; found where they follow."""
+    src = _SUMMARY_MSG.replace("ORDER", f"{_INFO}\n    {_RECENT}")
+    assert _lines(src, "PL303") == [8]
+
+
+def test_message_built_from_a_summary_after_the_history_is_no_finding() -> None:
+    """The same message appended after the history: the replayed prefix stays."""
+    src = _SUMMARY_MSG.replace("ORDER", f"{_RECENT}\n    {_INFO}")
+    assert _lines(src, "PL303") == []
+
+
+def test_message_built_without_a_summary_ahead_of_the_history_is_no_summary() -> None:
+    """The message's text is built from something else (a fixed note): no summary rule."""
+    src = _SUMMARY_MSG.replace("{summary}", "fixed").replace("ORDER", f"{_INFO}\n    {_RECENT}")
+    src = src.replace('    info += "\\n".join(store.search(query))\n', "")
+    assert _lines(src, "PL303") == []
