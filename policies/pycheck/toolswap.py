@@ -127,7 +127,7 @@ def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
                     (_first_of_history(t) and _computed_system(n.value))
                     or (
                         _content_of_first(t)
-                        and not isinstance(n.value, ast.Constant)
+                        and not _fixed(n.value)
                         and not any(a <= n.lineno <= b for a, b in retries)
                     )
                 )
@@ -184,4 +184,19 @@ def _computed_system(value: ast.expr) -> bool:
         content = next((k.value for k in value.keywords if k.arg == "content"), None)
         if content is None and value.args:
             content = value.args[0]
-    return content is not None and not isinstance(content, ast.Constant)
+    return content is not None and not _fixed(content)
+
+
+def _fixed(value: ast.expr) -> bool:
+    """Fixed text: a literal, or a constant's name (`SYSTEM_PROMPT`, `Config.SYSTEM_MESSAGE`):
+    written again, the first message is the same bytes, and the prefix stays."""
+    if isinstance(value, ast.Constant):
+        return True
+    name = (
+        value.id
+        if isinstance(value, ast.Name)
+        else value.attr
+        if isinstance(value, ast.Attribute)
+        else ""
+    )
+    return len(name) > 1 and name.isupper()

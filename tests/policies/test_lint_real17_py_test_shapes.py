@@ -104,3 +104,58 @@ def test_message_built_without_a_summary_ahead_of_the_history_is_no_summary() ->
     src = _SUMMARY_MSG.replace("{summary}", "fixed").replace("ORDER", f"{_INFO}\n    {_RECENT}")
     src = src.replace('    info += "\\n".join(store.search(query))\n', "")
     assert _lines(src, "PL303") == []
+
+
+_FIRST = (
+    "from datetime import datetime\n"
+    "\n"
+    "\n"
+    "class Chat:\n"
+    "    def refresh(self):\n"
+    "        text = VALUE + self.SYSTEM_MESSAGE\n"
+    "        self.messages[0]['content'] = text\n"
+    "\n"
+    "    def reply(self):\n"
+    "        self.refresh()\n"
+    '        return self.client.chat.completions.create(messages=self.messages, model="m")\n'
+)
+
+
+def test_clock_written_into_the_historys_first_message_is_volatile() -> None:
+    """`self.messages[0]["content"] = "now: " + str(datetime.now()) + ...`: the clock is
+    written at the head of every later request; found where it is read."""
+    src = _FIRST.replace("VALUE", '"Now: " + str(datetime.now()) + "\\n"')
+    assert _lines(src, "PL101") == [6]
+
+
+def test_fixed_text_written_into_the_historys_first_message_is_not_volatile() -> None:
+    """The same rewrite with fixed text ahead of the constant: nothing volatile reaches it."""
+    src = _FIRST.replace("VALUE", '"Hello\\n"')
+    assert _lines(src, "PL101") == []
+
+
+def test_clock_written_into_another_messages_content_is_not_the_system_message() -> None:
+    """`self.messages[-1]["content"] = ...`: the newest message, after the cached prefix."""
+    src = _FIRST.replace("VALUE", '"Now: " + str(datetime.now()) + "\\n"')
+    src = src.replace("messages[0]", "messages[-1]")
+    assert _lines(src, "PL101") == []
+
+
+_REWRITE = (
+    "class Service:\n"
+    "    def call_with_audio(self, **kwargs):\n"
+    '        if kwargs["messages"][0]["role"] == "system":\n'
+    '            kwargs["messages"][0]["content"] = VALUE\n'
+    '        return self.client.chat.completions.create(model="m", messages=kwargs["messages"])\n'
+)
+
+
+def test_constant_written_again_into_the_system_message_is_no_rewrite() -> None:
+    """`messages[0]["content"] = Config.SYSTEM_MESSAGE`: the same bytes each time; the prefix
+    stays."""
+    assert _lines(_REWRITE.replace("VALUE", "Config.SYSTEM_MESSAGE"), "PL302") == []
+
+
+def test_computed_text_written_into_the_system_message_is_a_rewrite() -> None:
+    """The same rewrite with a value computed at run time (`self.system_text()`) is one."""
+    assert _lines(_REWRITE.replace("VALUE", "self.system_text()"), "PL302") == [4]
