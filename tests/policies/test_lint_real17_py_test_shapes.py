@@ -159,3 +159,44 @@ def test_constant_written_again_into_the_system_message_is_no_rewrite() -> None:
 def test_computed_text_written_into_the_system_message_is_a_rewrite() -> None:
     """The same rewrite with a value computed at run time (`self.system_text()`) is one."""
     assert _lines(_REWRITE.replace("VALUE", "self.system_text()"), "PL302") == [4]
+
+
+_LECTURE = (
+    "def reply(client, db, session, history, text):\n"
+    '    system = "You are a tutor."\n'
+    "    OWNER = db.get(session.lecture_id)\n"
+    '    system += f"\\n\\nContext:\\n{OWNER.summary}"\n'
+    '    messages = [{"role": "system", "content": system}] + history\n'
+    '    messages.append({"role": "user", "content": text})\n'
+    '    return client.chat.completions.create(model="m", messages=messages)\n'
+)
+
+
+def test_summary_of_a_document_record_is_not_the_conversations() -> None:
+    """`lecture.summary` is the fixed summary of a document the session is about."""
+    assert _lines(_LECTURE.replace("OWNER", "lecture"), "PL303") == []
+
+
+def test_summary_held_by_the_conversation_is_found() -> None:
+    """`conversation.summary` in the same place is the running summary of the chat."""
+    assert _lines(_LECTURE.replace("OWNER", "conversation"), "PL303") == [4]
+
+
+_HA = (
+    "PROMPT_TEMPLATE = '''You are a home assistant.\n"
+    "Status: {{ \"Yes\" if is_state('ENTITY', 'on') else \"No\" }}\n"
+    "'''\n"
+)
+
+
+def test_state_of_a_once_a_day_entity_is_not_per_message() -> None:
+    """`is_state('binary_sensor.workday_sensor', 'on')` changes once a day at most: the same
+    text all day, as a date is."""
+    src = _HA.replace("ENTITY", "binary_sensor.workday_sensor")
+    assert _lines(src, "PL106") == []
+
+
+def test_state_of_a_live_entity_is_per_message() -> None:
+    """`is_state('binary_sensor.front_door', 'on')` changes at any moment."""
+    src = _HA.replace("ENTITY", "binary_sensor.front_door")
+    assert _lines(src, "PL106") == [2]
