@@ -2,7 +2,8 @@
 (`await self.update_tools(current_tools)` from inside a tool, LiveKit's `Agent.update_tools`)
 or picked for each request by a model (LangChain's `LLMToolSelectorMiddleware`),
 or the system message at the head of a kept history replaced by a computed one
-(`self.messages[0] = {"role": "system", "content": prompt}`).
+(`self.messages[0] = {"role": "system", "content": prompt}`), or the conversation sent by a call
+named for leaving the tools out (`call_api_without_tools(messages=history)`).
 Tool definitions are the first part of the prefix, so every request after the swap misses the
 cache from its first byte. A method that forwards the same call to another object (an adapter's
 own `update_tools`) is not a swap of its own, and a constructor or a setup method sets the tools
@@ -15,11 +16,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from itertools import pairwise
 
 from ..meaning import words
 from .context import Context
 from .syntax import const_str, dict_get
 from .windows import _is_history as is_history
+from .windows import _keyed_history as keyed_history
 
 # The frameworks' names for it (LiveKit `update_tools`, `set_tools`); prefixlock's own
 # `Session.change_tools(tools, quote=...)` is a priced, deliberate change and not matched.
@@ -68,6 +71,43 @@ def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:
                 "the change misses the cache; keep one tool list and let the tools' "
                 "arguments or the newest message carry what changed",
             )
+
+
+# `call_api_without_tools`, `chat_no_tools`: a variant of the request named for dropping the list.
+_WITHOUT = frozenset({"without", "no"})
+
+
+def _named_without_tools(func: ast.expr) -> bool:
+    name = (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else func.id
+        if isinstance(func, ast.Name)
+        else ""
+    )
+    ws = words(name)
+    return any(a in _WITHOUT and b in _TOOLS | {"tool"} for a, b in pairwise(ws))
+
+
+def check_tools_dropped(tree: ast.Module, ctx: Context) -> None:
+    """`self.api.call_without_tools(messages=self.histories[channel_id])`: the conversation
+    sent by a request named for leaving the tools out. Its name says a variant with tools
+    exists; the conversation's other requests carry the list, so this one's prefix differs
+    from its first byte, and the next tool-bearing request misses the cache as well."""
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Call) and _named_without_tools(n.func)):
+            continue
+        sent = [k.value for k in n.keywords if k.arg == "messages"] + n.args[:1]
+        if not any(is_history(v) or keyed_history(v) for v in sent):
+            continue
+        _report(
+            ctx,
+            n,
+            f"the conversation is sent without the tool list (`{ast.unparse(n.func)[-50:]}`): "
+            "tool definitions are the first part of the prefix, so this request and the "
+            "tool-bearing ones around it miss each other's cache; send the same tools with "
+            "every request of the conversation and set `tool_choice` to none instead",
+        )
 
 
 # Framework middleware that asks a model to pick the tools sent with each request (LangChain's

@@ -82,10 +82,18 @@ def _is_history(node: ast.AST) -> bool:
     return bool(ws & _HISTORY) and ("system" not in ws or "non" in ws)  # non_system_messages
 
 
+# A store of conversations, one per key (`histories[chat_id]`).
+_STORES = frozenset({"histories", "conversations", "transcripts"})
+
+
 def _keyed_history(node: ast.AST) -> bool:
     """`self.history[chat_id]`: one conversation of a store keyed by its id (a message,
-    `messages[i]`, is looked up by a position, not an id or a key)."""
-    if not (isinstance(node, ast.Subscript) and _is_history(node.value)):
+    `messages[i]`, is looked up by a position, not an id or a key). A store named in the
+    plural (`self.message_histories[channel_id]`) holds one conversation per key as well."""
+    if not (
+        isinstance(node, ast.Subscript)
+        and (_is_history(node.value) or set(words(_name(node.value) or "")) & _STORES)
+    ):
         return False
     key = node.slice
     name = (

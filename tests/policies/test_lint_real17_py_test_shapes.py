@@ -200,3 +200,42 @@ def test_state_of_a_live_entity_is_per_message() -> None:
     """`is_state('binary_sensor.front_door', 'on')` changes at any moment."""
     src = _HA.replace("ENTITY", "binary_sensor.front_door")
     assert _lines(src, "PL106") == [2]
+
+
+_DROPPED = (
+    "class Handler:\n"
+    "    def respond(self, channel_id):\n"
+    "        return self.api.CALLEE(messages=SENT)\n"
+)
+
+
+def test_conversation_sent_by_a_call_named_for_dropping_the_tools_is_found() -> None:
+    """`call_api_without_tools(messages=self.message_histories[channel_id])`: the channel's
+    conversation (one of a plural store, by its key) sent without the tool list."""
+    src = _DROPPED.replace("CALLEE", "call_api_without_tools")
+    src = src.replace("SENT", "self.message_histories[channel_id]")
+    assert _lines(src, "PL302") == [3]
+
+
+def test_conversation_sent_by_the_tool_bearing_call_is_no_drop() -> None:
+    """The same conversation sent by `call_api_with_tools`: the list is kept."""
+    src = _DROPPED.replace("CALLEE", "call_api_with_tools")
+    src = src.replace("SENT", "self.message_histories[channel_id]")
+    assert _lines(src, "PL302") == []
+
+
+def test_one_off_text_sent_without_tools_is_no_drop() -> None:
+    """`summarize_without_tools(messages=[...one message...])`: no conversation is sent."""
+    src = _DROPPED.replace("CALLEE", "summarize_without_tools")
+    src = src.replace("SENT", '[{"role": "user", "content": "Sum up."}]')
+    assert _lines(src, "PL302") == []
+
+
+def test_window_of_one_conversation_in_a_plural_store_is_a_window() -> None:
+    """`self.message_histories[channel_id][-10:]`: one channel's last ten messages."""
+    src = (
+        "def reply(self, client, channel_id):\n"
+        "    sent = self.message_histories[channel_id][-10:]\n"
+        '    return client.chat.completions.create(model="m", messages=sent)\n'
+    )
+    assert _lines(src, "PL303") == [2]
