@@ -281,10 +281,11 @@ CORPORA = (
             "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (1, 7)},
         },
         # Scored once, by the lead, with the round's final rules (main b8187fc); its 13
-        # unlabelled findings judged in findings.toml (3 true, 10 false).
+        # unlabelled findings judged in findings.toml (3 true, 10 false). Development data
+        # since: the fifth Python pass raised its Python figures (from 3/4, 5/10, 10/15).
         test={
             "ts": {"volatile": (4, 4), "structural": (1, 7), "precision": (12, 17)},
-            "py": {"volatile": (3, 4), "structural": (5, 10), "precision": (10, 15)},
+            "py": {"volatile": (4, 4), "structural": (9, 10), "precision": (15, 17)},
         },
     ),
 )
