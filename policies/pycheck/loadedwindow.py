@@ -36,6 +36,7 @@ def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
     if not any("role" in line for line in ctx.lines):
         return  # no chat messages built here: the loader's caller sends them, if anyone
     consts = _int_consts(tree)
+    inits_read = False
     # a read the window rules already report (`history = load(limit=n)`): one finding a line
     told = {f.line for f in ctx.findings.in_order() if f.code == "PL303"}
     for n, fn in _calls(tree):
@@ -50,6 +51,12 @@ def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
         ws = words(name)
         if not (ws and ws[0] in _LOADS and set(ws) & HISTORY_WORDS and "id" not in ws):
             continue
+        if not inits_read and any(
+            isinstance(a, ast.Attribute) for a in [*n.args, *(k.value for k in n.keywords)]
+        ):
+            # `get_history(sid, self.memory_size)`: the instances' caps, read once a file
+            consts.update(_init_consts(tree))
+            inits_read = True
         capped = [a for a in n.args if _cap(a, consts)]
         capped += [
             k.value
@@ -84,9 +91,7 @@ def _int_consts(tree: ast.Module) -> dict[str, int]:
                 v = stmt.value.value if isinstance(stmt.value, ast.Constant) else None
                 # bound twice: which value a call reads is not known
                 seen[t.id] = v if isinstance(v, int) and t.id not in seen else None
-    out = {k: v for k, v in seen.items() if v is not None}
-    out.update(_init_consts(tree))
-    return out
+    return {k: v for k, v in seen.items() if v is not None}
 
 
 def _init_consts(tree: ast.Module) -> dict[str, int]:
