@@ -327,8 +327,9 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
 
 # Calls that fetch content for a request (`search_text_memories(query=user_message)`,
 # `retriever.invoke(question)`, `vector_store.similarity_search(query)`), by their words.
-# Python names a fetch of context by its word as well (`get_context(query)`).
-_FETCH = FETCH_WORDS | {"context"}
+# Python names a fetch of context by its word as well (`get_context(query)`), and a pick of
+# prompts or tools for the query by a selector's (`prompt_selector.select_prompts(query)`).
+_FETCH = FETCH_WORDS | {"context", "select", "selector"}
 
 
 # Names about the request but not its text (`question_count`, `user_system_prompt`).

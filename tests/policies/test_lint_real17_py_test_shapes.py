@@ -239,3 +239,27 @@ def test_window_of_one_conversation_in_a_plural_store_is_a_window() -> None:
         '    return client.chat.completions.create(model="m", messages=sent)\n'
     )
     assert _lines(src, "PL303") == [2]
+
+
+_PICKED = (
+    "class Manager:\n"
+    "    def build_system_prompt(self, user_query):\n"
+    '        extra = ""\n'
+    "        for name in self.OWNER.CALL(user_query):\n"
+    "            extra += self.prompts[name]\n"
+    '        return "You are an assistant.\\n" + extra\n'
+)
+
+
+def test_prompts_a_selector_picks_for_the_query_are_per_request() -> None:
+    """`self.prompt_selector.select_prompts(user_query)`: the system prompt's sections are
+    picked for each query; found where they are picked."""
+    src = _PICKED.replace("OWNER", "prompt_selector").replace("CALL", "select_prompts")
+    assert _lines(src, "PL304") == [4]
+
+
+def test_prompts_listed_without_the_query_are_not_per_request() -> None:
+    """`self.prompt_catalog.all_prompts(user_query)`: no selector, no search; not read as a
+    pick for the query."""
+    src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL", "all_prompts")
+    assert _lines(src, "PL304") == []
