@@ -52,7 +52,12 @@ from .storewindow import check_store_windows
 from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .templates import check_prompt_templates
-from .toolswap import check_system_replaced, check_tool_selectors, check_tool_swaps
+from .toolswap import (
+    check_system_replaced,
+    check_tool_selectors,
+    check_tool_swaps,
+    check_tools_dropped,
+)
 from .windows import check_windows
 
 
@@ -198,6 +203,8 @@ def check_python(
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)
     check_tool_swaps(tree, ctx)
+    if _WITHOUT_TOOLS.search(text):
+        check_tools_dropped(tree, ctx)
     if "ToolSelector" in text:
         check_tool_selectors(tree, ctx)
     check_loop_tools(tree, ctx)
@@ -377,6 +384,8 @@ _WRITES_CONTENT = re.compile(
     r"""screenshots?))\s*[+]?=[^=]"""
 )
 _REPLACED_BY_POSITION = re.compile(r"\[-\d+\]\s*=[^=]")
+# A call named for leaving the tools out (`call_without_tools`, `chatNoTools`).
+_WITHOUT_TOOLS = re.compile(r"(?i)(without|no)_?(tool|function)")
 _CURRENT_MESSAGE = re.compile(
     r"(?i)(cur|current|latest|incoming|pending)_?(message|msg|query|input|request|question|turn)"
 )

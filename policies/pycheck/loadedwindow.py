@@ -36,6 +36,7 @@ def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
     if not any("role" in line for line in ctx.lines):
         return  # no chat messages built here: the loader's caller sends them, if anyone
     consts = _int_consts(tree)
+    inits_read = False
     # a read the window rules already report (`history = load(limit=n)`): one finding a line
     told = {f.line for f in ctx.findings.in_order() if f.code == "PL303"}
     for n, fn in _calls(tree):
@@ -50,6 +51,12 @@ def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
         ws = words(name)
         if not (ws and ws[0] in _LOADS and set(ws) & HISTORY_WORDS and "id" not in ws):
             continue
+        if not inits_read and any(
+            isinstance(a, ast.Attribute) for a in [*n.args, *(k.value for k in n.keywords)]
+        ):
+            # `get_history(sid, self.memory_size)`: the instances' caps, read once a file
+            consts.update(_init_consts(tree))
+            inits_read = True
         capped = [a for a in n.args if _cap(a, consts)]
         capped += [
             k.value
@@ -87,10 +94,54 @@ def _int_consts(tree: ast.Module) -> dict[str, int]:
     return {k: v for k, v in seen.items() if v is not None}
 
 
+def _init_consts(tree: ast.Module) -> dict[str, int]:
+    """`self.memory_size = memory_size` in an `__init__` whose parameter defaults to an integer
+    (or `self.memory_size = 10`): the instance's cap, keyed `self.memory_size`. An attribute
+    bound twice, or to anything else, is left out."""
+    seen: dict[str, int | None] = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name != "__init__":
+            continue
+        params = fn.args.posonlyargs + fn.args.args
+        defaults: dict[str, object] = {
+            a.arg: d.value if isinstance(d, ast.Constant) else None
+            for a, d in zip(
+                params[len(params) - len(fn.args.defaults) :], fn.args.defaults, strict=True
+            )
+        }
+        defaults.update(
+            (a.arg, d.value if isinstance(d, ast.Constant) else None)
+            for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True)
+            if d is not None
+        )
+        for stmt in ast.walk(fn):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                continue
+            t = stmt.targets[0]
+            if not (
+                isinstance(t, ast.Attribute)
+                and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+            ):
+                continue
+            v = stmt.value
+            value = (
+                v.value
+                if isinstance(v, ast.Constant)
+                else defaults.get(v.id)
+                if isinstance(v, ast.Name)
+                else None
+            )
+            key = f"self.{t.attr}"
+            seen[key] = value if type(value) is int and key not in seen else None
+    return {k: v for k, v in seen.items() if v is not None}
+
+
 def _cap(arg: ast.expr, consts: dict[str, int]) -> bool:
-    """A count of two or more messages: a literal or a module constant."""
+    """A count of two or more messages: a literal, a module constant or an instance's cap."""
     if isinstance(arg, ast.Constant) and type(arg.value) is int:
         return arg.value >= 2
-    if isinstance(arg, ast.Name) and arg.id in consts:
-        return consts[arg.id] >= 2
+    key = ast.unparse(arg) if isinstance(arg, (ast.Name, ast.Attribute)) else ""
+    if key in consts:
+        return consts[key] >= 2
     return False

@@ -29,6 +29,7 @@ from .layout import LayoutCheck
 from .records import is_record
 from .syntax import const_str, dict_get, dict_keys, dotted, walk_no_defs
 from .taint import CODE_OF, RENDERED, VOLATILE, Evaluator, Taint, Taints, drop
+from .windows import _is_history as is_history
 
 _SYSTEM_NAME = re.compile(
     r"(?i)^(system|system_?prompt|system_?message|system_?text|sys_?prompt|instructions|"
@@ -166,6 +167,13 @@ class SinkCheck:
                         Sink(f"system prompt ({name})", stmt.lineno, scope.in_function),
                     )
                     self.layout.check(value, env)
+                elif value is not None and _first_content(t):
+                    # `self.messages[0]["content"] = text`: the history's first message, the
+                    # system message, rewritten in place is the head of every later request.
+                    self.report(
+                        self.ev.ev(value, env),
+                        Sink("system message (the history's first)", stmt.lineno, True),
+                    )
                 elif name and value is not None and _PROMPT_WORDS & set(words(name)):
                     # Template text bound to a prompt's name renders the clock or the devices'
                     # states into that prompt wherever it is rendered (another module, a
@@ -580,6 +588,18 @@ class SinkCheck:
                     fix=fix,
                 )
             )
+
+
+def _first_content(t: ast.expr) -> bool:
+    """`history[0]["content"]`: the text of a kept history's first message."""
+    return (
+        isinstance(t, ast.Subscript)
+        and const_str(t.slice) == "content"
+        and isinstance(t.value, ast.Subscript)
+        and isinstance(t.value.slice, ast.Constant)
+        and t.value.slice.value == 0
+        and is_history(t.value.value)
+    )
 
 
 def _text_of(value: ast.expr) -> str | None:

@@ -217,6 +217,19 @@ _TEMPLATE_CLOCK = re.compile(r"\b(?:utc)?now\(\)")
 _TEMPLATE_STATE = re.compile(r"\bstates\b|\bstate_attr\(|\bis_state\(|\.state\b")
 
 
+# Entities whose state changes once a day at most (`binary_sensor.workday_sensor`): read per
+# message, they write the same text all day, as a date does.
+_ENTITY_ID = re.compile(r"""['"]([a-z_]+\.[a-z0-9_]+)['"]""")
+_DAILY = frozenset({"workday", "holiday", "weekday", "weekend", "season", "date"})
+
+
+def _daily_entities(expr: str) -> bool:
+    """Every entity the expression names (`is_state('binary_sensor.workday_sensor', 'on')`)
+    is one whose state changes once a day at most; none named is not daily."""
+    ids = _ENTITY_ID.findall(expr)
+    return bool(ids) and all(set(words(i.split(".", 1)[1])) & _DAILY for i in ids)
+
+
 def rendered(node: ast.AST, text: str) -> Taints:
     """What template text puts into the prompt each time it is rendered: a clock reading or
     the current states of the things it lists (one taint of each kind, at the first expression
@@ -225,6 +238,8 @@ def rendered(node: ast.AST, text: str) -> Taints:
     for m in _TEMPLATE_EXPR.finditer(text):
         expr = m.group(1) or m.group(2) or ""
         for kind, pattern in (("time", _TEMPLATE_CLOCK), ("runtime", _TEMPLATE_STATE)):
+            if kind == "runtime" and _daily_entities(expr):
+                continue
             if kind not in found and pattern.search(expr):
                 found[kind] = text.count("\n", 0, m.start())
     out: set[Taint] = set()
@@ -312,8 +327,9 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
 
 # Calls that fetch content for a request (`search_text_memories(query=user_message)`,
 # `retriever.invoke(question)`, `vector_store.similarity_search(query)`), by their words.
-# Python names a fetch of context by its word as well (`get_context(query)`).
-_FETCH = FETCH_WORDS | {"context"}
+# Python names a fetch of context by its word as well (`get_context(query)`), and a pick of
+# prompts or tools for the query by a selector's (`prompt_selector.select_prompts(query)`).
+_FETCH = FETCH_WORDS | {"context", "select", "selector"}
 
 
 # Names about the request but not its text (`question_count`, `user_system_prompt`).
@@ -328,6 +344,30 @@ _SUMMARY_OF = frozenset(
 def _names_summary(name: str) -> bool:
     ws = words(name)
     return bool(ws) and ws[-1] == "summary" and set(ws) <= _SUMMARY_OF
+
+
+# Records whose own summary is fixed text about them, not the conversation's running summary
+# (`lecture.summary`, `document.summary`): a `lecture_summary` is not read as one either.
+_DOCUMENTS = frozenset(
+    {"lecture", "lesson", "course", "chapter", "document", "doc", "article", "paper", "book"}
+    | {"page", "file", "video", "episode", "podcast", "post", "product", "meeting", "report"}
+)
+
+
+def _document_summary(value: ast.expr) -> bool:
+    """`lecture.summary`: the summary field of a record named for a document."""
+    node = value.func if isinstance(value, ast.Call) else value
+    if not isinstance(node, ast.Attribute):
+        return False
+    owner = node.value
+    name = (
+        owner.id
+        if isinstance(owner, ast.Name)
+        else owner.attr
+        if isinstance(owner, ast.Attribute)
+        else ""
+    )
+    return bool(set(words(name)) & _DOCUMENTS)
 
 
 # Names of content retrieved for the current request (`memories`, `search_results`,
@@ -790,7 +830,12 @@ class Evaluator:
             # parameter named for what was retrieved for this request, as in TypeScript.
             desc = f"`{fetched[0].desc}` (retrieved for this request)"
             return ts | {at(value, "retrieved", desc, False)}
-        summary = name is not None and _names_summary(name) and not name.split(".")[-1].isupper()
+        summary = (
+            name is not None
+            and _names_summary(name)
+            and not name.split(".")[-1].isupper()
+            and not _document_summary(value)
+        )
         if kind is None and self.ctx.scope.in_function and summary:
             # `session_summary`, `result.summary`: the conversation's running summary, made
             # anew as the chat goes on (a module constant named so, or an upper-case

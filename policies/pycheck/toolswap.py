@@ -2,7 +2,8 @@
 (`await self.update_tools(current_tools)` from inside a tool, LiveKit's `Agent.update_tools`)
 or picked for each request by a model (LangChain's `LLMToolSelectorMiddleware`),
 or the system message at the head of a kept history replaced by a computed one
-(`self.messages[0] = {"role": "system", "content": prompt}`).
+(`self.messages[0] = {"role": "system", "content": prompt}`), or the conversation sent by a call
+named for leaving the tools out (`call_api_without_tools(messages=history)`).
 Tool definitions are the first part of the prefix, so every request after the swap misses the
 cache from its first byte. A method that forwards the same call to another object (an adapter's
 own `update_tools`) is not a swap of its own, and a constructor or a setup method sets the tools
@@ -15,11 +16,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from itertools import pairwise
 
 from ..meaning import words
 from .context import Context
 from .syntax import const_str, dict_get
 from .windows import _is_history as is_history
+from .windows import _keyed_history as keyed_history
 
 # The frameworks' names for it (LiveKit `update_tools`, `set_tools`); prefixlock's own
 # `Session.change_tools(tools, quote=...)` is a priced, deliberate change and not matched.
@@ -68,6 +71,43 @@ def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:
                 "the change misses the cache; keep one tool list and let the tools' "
                 "arguments or the newest message carry what changed",
             )
+
+
+# `call_api_without_tools`, `chat_no_tools`: a variant of the request named for dropping the list.
+_WITHOUT = frozenset({"without", "no"})
+
+
+def _named_without_tools(func: ast.expr) -> bool:
+    name = (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else func.id
+        if isinstance(func, ast.Name)
+        else ""
+    )
+    ws = words(name)
+    return any(a in _WITHOUT and b in _TOOLS | {"tool"} for a, b in pairwise(ws))
+
+
+def check_tools_dropped(tree: ast.Module, ctx: Context) -> None:
+    """`self.api.call_without_tools(messages=self.histories[channel_id])`: the conversation
+    sent by a request named for leaving the tools out. Its name says a variant with tools
+    exists; the conversation's other requests carry the list, so this one's prefix differs
+    from its first byte, and the next tool-bearing request misses the cache as well."""
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Call) and _named_without_tools(n.func)):
+            continue
+        sent = [k.value for k in n.keywords if k.arg == "messages"] + n.args[:1]
+        if not any(is_history(v) or keyed_history(v) for v in sent):
+            continue
+        _report(
+            ctx,
+            n,
+            f"the conversation is sent without the tool list (`{ast.unparse(n.func)[-50:]}`): "
+            "tool definitions are the first part of the prefix, so this request and the "
+            "tool-bearing ones around it miss each other's cache; send the same tools with "
+            "every request of the conversation and set `tool_choice` to none instead",
+        )
 
 
 # Framework middleware that asks a model to pick the tools sent with each request (LangChain's
@@ -127,7 +167,7 @@ def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
                     (_first_of_history(t) and _computed_system(n.value))
                     or (
                         _content_of_first(t)
-                        and not isinstance(n.value, ast.Constant)
+                        and not _fixed(n.value)
                         and not any(a <= n.lineno <= b for a, b in retries)
                     )
                 )
@@ -184,4 +224,19 @@ def _computed_system(value: ast.expr) -> bool:
         content = next((k.value for k in value.keywords if k.arg == "content"), None)
         if content is None and value.args:
             content = value.args[0]
-    return content is not None and not isinstance(content, ast.Constant)
+    return content is not None and not _fixed(content)
+
+
+def _fixed(value: ast.expr) -> bool:
+    """Fixed text: a literal, or a constant's name (`SYSTEM_PROMPT`, `Config.SYSTEM_MESSAGE`):
+    written again, the first message is the same bytes, and the prefix stays."""
+    if isinstance(value, ast.Constant):
+        return True
+    name = (
+        value.id
+        if isinstance(value, ast.Name)
+        else value.attr
+        if isinstance(value, ast.Attribute)
+        else ""
+    )
+    return len(name) > 1 and name.isupper()

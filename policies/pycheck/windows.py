@@ -56,7 +56,20 @@ def _name(node: ast.AST) -> str | None:
         key = node.slice
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             return key.value
+    if isinstance(node, ast.BoolOp) and _empty_default(node):
+        return _name(node.values[0])  # `(history or [])`: the list, or nothing when none
     return None
+
+
+def _empty_default(node: ast.AST) -> bool:
+    """`x or []`, `x or ()`: a value with an empty fallback stands for the value itself."""
+    return (
+        isinstance(node, ast.BoolOp)
+        and isinstance(node.op, ast.Or)
+        and len(node.values) == 2
+        and isinstance(node.values[1], (ast.List, ast.Tuple))
+        and not node.values[1].elts
+    )
 
 
 def _is_history(node: ast.AST) -> bool:
@@ -69,10 +82,18 @@ def _is_history(node: ast.AST) -> bool:
     return bool(ws & _HISTORY) and ("system" not in ws or "non" in ws)  # non_system_messages
 
 
+# A store of conversations, one per key (`histories[chat_id]`).
+_STORES = frozenset({"histories", "conversations", "transcripts"})
+
+
 def _keyed_history(node: ast.AST) -> bool:
     """`self.history[chat_id]`: one conversation of a store keyed by its id (a message,
-    `messages[i]`, is looked up by a position, not an id or a key)."""
-    if not (isinstance(node, ast.Subscript) and _is_history(node.value)):
+    `messages[i]`, is looked up by a position, not an id or a key). A store named in the
+    plural (`self.message_histories[channel_id]`) holds one conversation per key as well."""
+    if not (
+        isinstance(node, ast.Subscript)
+        and (_is_history(node.value) or set(words(_name(node.value) or "")) & _STORES)
+    ):
         return False
     key = node.slice
     name = (
@@ -900,6 +921,7 @@ def _summary_then_recent(adds: list[ast.Expr], parents: dict[int, ast.AST]) -> l
     started: set[tuple[int, str]] = set()
     done: set[tuple[int, str]] = set()
     found: list[ast.Expr] = []
+    derived: dict[int, set[str]] = {}
     for stmt in sorted(adds, key=lambda n: (n.lineno, n.col_offset)):
         got = _list_add(stmt)
         if got is None:
@@ -909,7 +931,7 @@ def _summary_then_recent(adds: list[ast.Expr], parents: dict[int, ast.AST]) -> l
         while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             fn = parents.get(id(fn))
         key = (id(fn), owner)
-        if method in ("append", "insert") and _named(item, frozenset({"summary"})):
+        if method in ("append", "insert") and _carries_summary(item, fn, derived):
             started.add(key)
         elif (
             method in ("extend", "append")
@@ -920,6 +942,51 @@ def _summary_then_recent(adds: list[ast.Expr], parents: dict[int, ast.AST]) -> l
             done.add(key)
             found.append(stmt)
     return found
+
+
+def _carries_summary(item: ast.expr, fn: ast.AST | None, derived: dict[int, set[str]]) -> bool:
+    """The item is the summary (`summary_message`), or a message built from it:
+    `{"role": "user", "content": f"{context}"}` where `context` was built from `summary` in
+    the same function (the function's summary-built names computed once, in `derived`)."""
+    if _named(item, frozenset({"summary"})):
+        return True
+    if not isinstance(item, (ast.Dict, ast.Call)) or fn is None:
+        return False
+    if id(fn) not in derived:
+        derived[id(fn)] = _summary_built(fn)
+    names = derived[id(fn)]
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(item))
+
+
+def _summary_built(fn: ast.AST) -> set[str]:
+    """The function's local names that hold a summary or text built from one (`context =
+    f"Summary: {summary}"`, then `context += hits`), followed through its assignments."""
+    binds: list[tuple[list[str], set[str]]] = []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign):
+            targets: list[ast.expr] = list(n.targets)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None:
+            targets = [n.target]
+        else:
+            continue
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if names and n.value is not None:
+            used = {u.id for u in ast.walk(n.value) if isinstance(u, ast.Name)}
+            binds.append((names, used))
+    out = {
+        name
+        for names, _ in binds
+        for name in names
+        if "summary" in words(name) and not identity_name(name)
+    }
+    grew = True
+    while grew:  # a chain of locals: each pass adds the names built from the last ones
+        grew = False
+        for names, used in binds:
+            if used & out and not set(names) <= out:
+                out.update(names)
+                grew = True
+    return out
 
 
 def _summariser(nodes: list[ast.expr]) -> bool:
