@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from ..meaning import words
 from .context import Context
-from .syntax import names_in, walk_no_defs
+from .syntax import last_name, names_in, walk_no_defs
 
 _HISTORY_WORDS = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat"}
@@ -92,11 +92,7 @@ def _derived_lists(tree: ast.AST) -> dict[str, ast.expr]:
 
 
 def _name_of(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
+    return last_name(node) or None
 
 
 def _root(node: ast.expr) -> str | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from ..meaning import words
 from .context import Context
-from .syntax import operands, walk_no_defs
+from .syntax import last_name, operands, walk_no_defs
 
 _CURRENT = frozenset({"cur", "current", "latest", "incoming", "pending"})
 _MESSAGE = frozenset(
@@ -33,11 +33,7 @@ Load = Callable[[str], ast.Module | None]
 
 
 def _name(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
+    return last_name(node) or None
 
 
 def _reads_current(node: ast.AST) -> bool:

@@ -18,7 +18,7 @@ import ast
 
 from ..meaning import SIDE_WORDS, words
 from .context import Context
-from .syntax import callee, names_in, operands, walk_no_defs
+from .syntax import callee, last_name, names_in, operands, walk_no_defs
 
 _HISTORY_WORDS = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat", "done"}
@@ -45,12 +45,7 @@ _SEND_WORDS = frozenset(
 
 
 def _is_history(node: ast.expr) -> bool:
-    name = (
-        node.id
-        if isinstance(node, ast.Name)
-        else (node.attr if isinstance(node, ast.Attribute) else None)
-    )
-    return name is not None and bool(set(words(name)) & _HISTORY_WORDS)
+    return bool(set(words(last_name(node))) & _HISTORY_WORDS)
 
 
 def _role_and_content(node: ast.expr) -> tuple[str | None, ast.expr | None]:

@@ -29,10 +29,16 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+def last_name(node: ast.AST) -> str:
+    """The last name of a name or attribute (`x` of `x`, `c` of `a.b.c`); "" for others."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
+
+
 def callee(call: ast.Call) -> str:
     """The last name of what a call calls (`f` of `f(x)`, `g` of `a.b.g(x)`); "" for others."""
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+    return last_name(call.func)
 
 
 def const_str(node: ast.AST | None) -> str | None:

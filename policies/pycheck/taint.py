@@ -25,7 +25,7 @@ from ..meaning import (
     names_request,
     words,
 )
-from .syntax import const_str, dotted
+from .syntax import const_str, dotted, last_name
 
 if TYPE_CHECKING:
     from .context import Context
@@ -359,15 +359,7 @@ def _document_summary(value: ast.expr) -> bool:
     node = value.func if isinstance(value, ast.Call) else value
     if not isinstance(node, ast.Attribute):
         return False
-    owner = node.value
-    name = (
-        owner.id
-        if isinstance(owner, ast.Name)
-        else owner.attr
-        if isinstance(owner, ast.Attribute)
-        else ""
-    )
-    return bool(set(words(name)) & _DOCUMENTS)
+    return bool(set(words(last_name(node.value))) & _DOCUMENTS)
 
 
 # Names of content retrieved for the current request (`memories`, `search_results`,
@@ -805,11 +797,7 @@ class Evaluator:
             return ts
         if name is None:
             node = value.func if isinstance(value, ast.Call) else value
-            name = (
-                node.attr
-                if isinstance(node, ast.Attribute)
-                else (node.id if isinstance(node, ast.Name) else None)
-            )
+            name = last_name(node) or None
         kind = kind_of_name(name) if name else None
         if (
             kind is None

@@ -20,7 +20,7 @@ from itertools import pairwise
 
 from ..meaning import words
 from .context import Context
-from .syntax import const_str, dict_get
+from .syntax import const_str, dict_get, last_name
 from .windows import _is_history as is_history
 from .windows import _keyed_history as keyed_history
 
@@ -78,14 +78,7 @@ _WITHOUT = frozenset({"without", "no"})
 
 
 def _named_without_tools(func: ast.expr) -> bool:
-    name = (
-        func.attr
-        if isinstance(func, ast.Attribute)
-        else func.id
-        if isinstance(func, ast.Name)
-        else ""
-    )
-    ws = words(name)
+    ws = words(last_name(func))
     return any(a in _WITHOUT and b in _TOOLS | {"tool"} for a, b in pairwise(ws))
 
 
@@ -232,11 +225,5 @@ def _fixed(value: ast.expr) -> bool:
     written again, the first message is the same bytes, and the prefix stays."""
     if isinstance(value, ast.Constant):
         return True
-    name = (
-        value.id
-        if isinstance(value, ast.Name)
-        else value.attr
-        if isinstance(value, ast.Attribute)
-        else ""
-    )
+    name = last_name(value)
     return len(name) > 1 and name.isupper()
