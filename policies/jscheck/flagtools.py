@@ -15,7 +15,7 @@ from tree_sitter import Node
 
 from ..findings import Finding
 from ..meaning import words
-from .syntax import FUNCTIONS, Source, function_of, key_name, unwrap, walk
+from .syntax import FUNCTIONS, Source, function_of, object_pairs, unwrap, walk
 
 # Keys of a request that carry the conversation.
 _CONVERSATION_KEYS = frozenset({"messages", "contents", "history", "input"})
@@ -25,22 +25,11 @@ _PER_REQUEST = frozenset({"messages", "history", "contents", "intent"})
 _DEPTH = 3
 
 
-def _pairs(src: Source, obj: Node) -> dict[str, Node]:
-    out: dict[str, Node] = {}
-    for p in obj.named_children:
-        if p.type == "pair":
-            key = key_name(src, p.child_by_field_name("key"))
-            value = p.child_by_field_name("value")
-            if key is not None and value is not None:
-                out[key] = value
-    return out
-
-
 def _carries_conversation(src: Source, obj: Node) -> bool:
     """`obj` or an object around it within one expression has a conversation key."""
     n: Node | None = obj
     while n is not None and n.type not in FUNCTIONS and n.type != "statement_block":
-        if n.type == "object" and _pairs(src, n).keys() & _CONVERSATION_KEYS:
+        if n.type == "object" and object_pairs(src, n).keys() & _CONVERSATION_KEYS:
             return True
         n = n.parent
     return False
@@ -114,7 +103,7 @@ def check_flag_tools(src: Source) -> list[Finding]:
     for obj in walk(src.root):
         if obj.type != "object":
             continue
-        tools = _pairs(src, obj).get("tools")
+        tools = object_pairs(src, obj).get("tools")
         flag = _flag(tools) if tools is not None else None
         fn = function_of(obj)
         if tools is None or flag is None or fn is None:

@@ -19,7 +19,7 @@ from tree_sitter import Node
 from ..findings import Finding
 from ..meaning import words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
-from .syntax import FUNCTIONS, Source, key_name, string_value, unwrap, walk
+from .syntax import FUNCTIONS, Source, object_pairs, string_value, unwrap, walk
 
 _COPIES = frozenset({"slice", "concat", "map", "from"})
 _ASSIGN = frozenset({"assignment_expression", "augmented_assignment_expression"})
@@ -158,25 +158,11 @@ def _at_head(src: Source, obj: Node) -> bool:
     return prop is not None and src.text(prop) in ("unshift", "splice")
 
 
-def _pairs(src: Source, obj: Node) -> dict[str, Node]:
-    """The properties of an object literal by key (`{ messages }` maps to its identifier)."""
-    out: dict[str, Node] = {}
-    for c in obj.named_children:
-        if c.type == "pair":
-            k = key_name(src, c.child_by_field_name("key"))
-            v = c.child_by_field_name("value")
-            if k is not None and v is not None:
-                out[k] = v
-        elif c.type == "shorthand_property_identifier":
-            out[src.text(c)] = c
-    return out
-
-
 def _role(src: Source, node: Node) -> tuple[str, Node | None] | None:
     node = unwrap(node)
     if node.type != "object":
         return None
-    got = _pairs(src, node)
+    got = object_pairs(src, node)
     role = string_value(src, got.get("role"))
     return (role, got.get("content")) if role is not None else None
 
@@ -231,7 +217,7 @@ class _Function:
                 continue
             args = n.child_by_field_name("arguments")
             for a in args.named_children if args is not None else []:
-                if a.type == "object" and "messages" in (got := _pairs(self.src, a)):
+                if a.type == "object" and "messages" in (got := object_pairs(self.src, a)):
                     yield a, unwrap(got["messages"])
 
     def builds(self, value: Node) -> bool:
@@ -427,7 +413,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                             src.finding(node, "PL303", history_message(write, code, kept=kept))
                         )
             heads: list[Node] = []
-            system = _pairs(src, request).get("system") if request.type == "object" else None
+            system = object_pairs(src, request).get("system") if request.type == "object" else None
             if system is not None:
                 heads.append(system)
             for arr in arrays:
@@ -481,7 +467,8 @@ def _per_step(src: Source, loops: list[Node]) -> set[str]:
                 continue
             args = call.child_by_field_name("arguments")
             if args is not None and any(
-                a.type == "object" and "messages" in _pairs(src, a) for a in args.named_children
+                a.type == "object" and "messages" in object_pairs(src, a)
+                for a in args.named_children
             ):
                 out |= {src.text(x) for x in walk(bound) if x.type == "identifier"}
     return out

@@ -177,6 +177,20 @@ def key_name(src: Source, node: Node | None) -> str | None:
     return string_value(src, node)
 
 
+def object_pairs(src: Source, obj: Node) -> dict[str, Node]:
+    """The properties of an object literal by key (`{ messages }` maps to its identifier)."""
+    out: dict[str, Node] = {}
+    for c in obj.named_children:
+        if c.type == "pair":
+            k = key_name(src, c.child_by_field_name("key"))
+            v = c.child_by_field_name("value")
+            if k is not None and v is not None:
+                out[k] = v
+        elif c.type == "shorthand_property_identifier":
+            out[src.text(c)] = c
+    return out
+
+
 def function_name(src: Source, fn: Node) -> str:
     """A function's name, or that of the variable it is assigned to (`const f = () => ...`);
     "" for an anonymous one."""
