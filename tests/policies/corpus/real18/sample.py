@@ -1,0 +1,62 @@
+"""Select real18's files by the grep rules in PROCEDURE.md (real10's three strata and the
+stopping rules, stated before anything was listed or fetched) and write MANIFEST.tsv and
+SKIPPED.txt.
+
+    python tests/policies/corpus/real18/sample.py --upto K                # the first draw
+    python tests/policies/corpus/real18/sample.py --reserve --volatile N  # volatile, 1st reserve
+    python tests/policies/corpus/real18/sample.py --reserve2 --volatile N # volatile, 2nd reserve
+    python tests/policies/corpus/real18/sample.py --upto K --volatile N   # volatile, main list
+    python tests/policies/corpus/real18/sample.py --upto K --more N       # a structural step
+    (--upto K: consider only the first K candidates, those whose fetch was tried)
+
+A thin wrapper round the shared ../realsample.py's `Draw` with real10's strata
+(`realsample.real10_draw`, which imports them from ../real10/sample.py so that they cannot
+drift) and real15's `ReserveDraw` and `Reserve2Draw` (a step over CANDIDATES.tsv's second
+block, the `search-N` rows, or its third, the `search2-N` rows, in its order), imported from
+../real15/sample.py, as real17's wrapper does. It never reads a file's meaning, only counts
+matching lines and eligible files.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent))
+
+import realsample as rs  # noqa: E402
+
+_REAL15 = HERE.parent / "real15" / "sample.py"
+_spec = importlib.util.spec_from_file_location("real15_sample", _REAL15)
+assert _spec is not None and _spec.loader is not None
+real15 = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(real15)
+
+DRAW = rs.real10_draw(HERE)
+
+# the reserve draw of each flag (real15's classes, imported)
+RESERVES = {"--reserve": real15.ReserveDraw, "--reserve2": real15.Reserve2Draw}
+
+
+def main(argv: list[str]) -> int:
+    flag = next((a for a in argv if a in RESERVES), None)
+    if flag is None:
+        return DRAW.main(argv, volatile=3)
+    # As real15's to real17's: a reserve step leaves the main list's `language full` projects
+    # untried; the shared draw drops their SKIPPED lines (it expects to try them next), so they
+    # are put back.
+    skipped = HERE / "SKIPPED.txt"
+    lines = skipped.read_text(encoding="utf-8").splitlines()
+    passed = [ln for ln in lines if "language full" in ln]
+    draw = RESERVES[flag](DRAW.here, DRAW.strata, DRAW.want)
+    code = draw.main([a for a in argv if a != flag], volatile=3)
+    now = skipped.read_text(encoding="utf-8").splitlines()
+    kept = [ln for ln in passed if ln not in now]
+    skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
