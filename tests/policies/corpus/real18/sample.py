@@ -7,13 +7,16 @@ SKIPPED.txt.
     python tests/policies/corpus/real18/sample.py --reserve2 --volatile N # volatile, 2nd reserve
     python tests/policies/corpus/real18/sample.py --upto K --volatile N   # volatile, main list
     python tests/policies/corpus/real18/sample.py --upto K --more N       # a structural step
+    python tests/policies/corpus/real18/sample.py --block4 --more N       # amendment 2's steps
     (--upto K: consider only the first K candidates, those whose fetch was tried)
 
 A thin wrapper round the shared ../realsample.py's `Draw` with real10's strata
 (`realsample.real10_draw`, which imports them from ../real10/sample.py so that they cannot
 drift) and real15's `ReserveDraw` and `Reserve2Draw` (a step over CANDIDATES.tsv's second
 block, the `search-N` rows, or its third, the `search2-N` rows, in its order), imported from
-../real15/sample.py, as real17's wrapper does. It never reads a file's meaning, only counts
+../real15/sample.py, as real17's wrapper does. `--block4` (amendment 2) is the same reserve draw
+over the fourth block (the `a2-` rows) with a Python quota of 0, so that only TypeScript projects
+are taken. It never reads a file's meaning, only counts
 matching lines and eligible files.
 """
 
@@ -36,8 +39,23 @@ _spec.loader.exec_module(real15)
 
 DRAW = rs.real10_draw(HERE)
 
+
+class Block4Draw(real15.ReserveDraw):
+    """Amendment 2's draw: block 4 (the `a2-` rows) in its order, TypeScript projects only (a
+    Python project is passed over as `language full (py)`: the block's Python quota is 0)."""
+
+    prefix: str = "a2-"
+
+    def take(self, mirror, tried, want, upto=None, strata=None, either=None):
+        return super().take(mirror, tried, {**want, "py": 0}, upto, strata, either)
+
+
 # the reserve draw of each flag (real15's classes, imported)
-RESERVES = {"--reserve": real15.ReserveDraw, "--reserve2": real15.Reserve2Draw}
+RESERVES = {
+    "--reserve": real15.ReserveDraw,
+    "--reserve2": real15.Reserve2Draw,
+    "--block4": Block4Draw,
+}
 
 
 def main(argv: list[str]) -> int:
