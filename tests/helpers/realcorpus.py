@@ -170,21 +170,25 @@ def assert_none_listed_before(folder: Path, earlier: Iterable[Path]) -> None:
     assert not listed & named, listed & named
 
 
-def assert_steps_split(folder: Path, steps: Iterable[int], first: int = 40) -> None:
+def assert_steps_split(
+    folder: Path, steps: Iterable[int], first: int = 40, more: Iterable[int] = ()
+) -> None:
     """The volatile steps after the first draw's `first` projects, of the sizes the amendment
     gives in order: stratum-3 files only, each step split evenly within a language (the halves
-    may differ by one project overall, since each step is split on its own)."""
-    sizes = list(steps)
+    may differ by one project overall, since each step is split on its own). `more`: the sizes
+    of the steps with all three strata drawn after them (real18's amendment 2), split alike."""
+    sizes = [(n, True) for n in steps] + [(n, False) for n in more]
     rows = manifest(folder)
     order = list(dict.fromkeys(r["repo"] for r in rows))
     projects = {r["repo"]: (r["lang"], r["half"]) for r in rows}
     later = order[first:]
-    assert len(later) == sum(sizes)
+    assert len(later) == sum(n for n, _ in sizes)
     at = 0
-    for size in sizes:
+    for size, volatile in sizes:
         step = later[at : at + size]
         at += size
-        assert all(r["stratum"] == "3" for r in rows if r["repo"] in step)
+        if volatile:
+            assert all(r["stratum"] == "3" for r in rows if r["repo"] in step)
         for lang in ("ts", "py"):
             halves = Counter(projects[p][1] for p in step if projects[p][0] == lang)
             assert abs(halves["dev"] - halves["test"]) <= 1, (lang, halves)
