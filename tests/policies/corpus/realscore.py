@@ -18,6 +18,7 @@ import argparse
 import csv
 import re
 import subprocess
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,10 @@ def extract(corpus: Corpus, mirror: Path) -> None:
         # tree) rather than a bare `repo`; realsample.open_snapshot reads them the same way
         if (git / ".git").is_dir():
             git = git / ".git"
+        if not git.is_dir():
+            # a session fetches only the repositories of the language it works on
+            print(f"skipped, no mirror: {row['repo']}", file=sys.stderr)
+            continue
         out = subprocess.run(
             ["git", "--git-dir", str(git), "show", f"{row['commit']}:{row['path']}"],
             capture_output=True,
@@ -109,6 +114,10 @@ def score(corpus: Corpus, half: str, stratum: str | None = None) -> int:
         for r in corpus.manifest()
         if r["half"] == half and (stratum is None or r.get("stratum", "1") == stratum)
     ]
+    missing = [r for r in rows if not corpus.local(r).is_file()]
+    for r in missing:
+        print(f"skipped, not extracted: {r['repo']}/{r['path']}", file=sys.stderr)
+    rows = [r for r in rows if r not in missing]
     labels = tomllib.loads((corpus.here / "labels.toml").read_text(encoding="utf-8"))
     seen = tomllib.loads((corpus.here / "findings.toml").read_text(encoding="utf-8"))
     judged = {(f["repo"], f["file"], f["line"], f["code"]): f for f in seen.get("finding", [])}
