@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from ..meaning import OVERFLOW_TEXT, SIDE_WORDS, identity_name, overflow_name, words
 from .context import Context
+from .kept import never_leaves
 from .syntax import const_str
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
@@ -176,13 +177,21 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             and (stop := _budget_over_window(node, parents, windowing)) is not None
         ):
             _add(ctx, stop, "the newest messages a helper kept are cut again while a budget lasts")
-        elif isinstance(node, ast.While) and (cut := _drops_front(node)) is not None:
+        elif (
+            isinstance(node, ast.While)
+            and (cut := _drops_front(node)) is not None
+            and not _kept_here(node, tree, parents)
+        ):
             _add(ctx, cut, "messages are dropped from the front while over a budget")
         elif isinstance(node, ast.While) and _filled_to_count(node):
             _add(ctx, node, "the conversation is collected from the newest message back to a count")
         elif isinstance(node, ast.Assign) and _read_with_limit(node):
             _add(ctx, node, f"the history is read back to a count (`{_src(node.value)}`)")
-        elif isinstance(node, ast.If) and _cut_when_long(node):
+        elif (
+            isinstance(node, ast.If)
+            and _cut_when_long(node)
+            and not _kept_here(node, tree, parents)
+        ):
             _add(ctx, node, "messages are cut out by their position once the history is long")
         elif isinstance(node, ast.Call) and _cut_by_helper(node):
             _add(ctx, node, f"the history is cut to a budget by a helper (`{_src(node.func)}`)")
@@ -606,6 +615,19 @@ def _front_cut(n: ast.AST) -> bool:
             ):
                 return True
     return False
+
+
+def _kept_here(node: ast.AST, tree: ast.Module, parents: dict[int, ast.AST]) -> bool:
+    """Every list the statement cuts at its front (`h.pop(0)`, `del h[0]`) is one that no
+    request is handed: it never leaves the scope that owns it (`kept.never_leaves`)."""
+    cut: list[ast.expr] = []
+    for n in ast.walk(node):
+        if _history_pop_at(n) is not None and isinstance(n, ast.Call):
+            assert isinstance(n.func, ast.Attribute)
+            cut.append(n.func.value)
+        elif isinstance(n, ast.Delete):
+            cut += [t.value for t in n.targets if isinstance(t, ast.Subscript)]
+    return bool(cut) and all(never_leaves(c, tree, parents) for c in cut)
 
 
 def _cut_when_long(node: ast.If) -> bool:
