@@ -433,13 +433,37 @@ def _passed_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) ->
     bound to a local that a later call of the same function is given as its messages."""
     if not isinstance(target, ast.Name):
         return False
+    line = getattr(at, "lineno", 0)
+    names = _joined_later(target.id, line, list(_in_function(at, parents)))
     return any(
         isinstance(n, ast.keyword)
         and n.arg in _SENT_KWARGS
-        and n.value.lineno > getattr(at, "lineno", 0)
-        and _listed(n.value, target.id)
+        and n.value.lineno > line
+        and any(_listed(n.value, name) for name in names)
         for n in _in_function(at, parents)
     )
+
+
+def _joined_later(name: str, line: int, body: list[ast.AST]) -> set[str]:
+    """`name` and the locals bound after `line` to a list joined from it (`msgs = [system,
+    *kept, user]`, `msgs = head + kept`), and from those in turn: the window as a part of
+    the list a later request is given."""
+    names = {name}
+    joins = [
+        (t.id, n.value)
+        for n in body
+        if isinstance(n, ast.Assign) and n.lineno > line
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    ]
+    grew = True
+    while grew:
+        grew = False
+        for target, value in joins:
+            if target not in names and any(_listed(value, x) and x != target for x in names):
+                names.add(target)
+                grew = True
+    return names
 
 
 def _in_function(at: ast.AST, parents: dict[int, ast.AST]) -> Iterator[ast.AST]:
@@ -1044,8 +1068,9 @@ def _budget_words(node: ast.AST) -> bool:
 
 
 class _Copies:
-    """Names bound to a copy of a history (`ordered = list(turns)`, `msgs = history[:]`),
-    looked up only when a loop walks a list not named as one."""
+    """Names bound to a copy of a history (`ordered = list(turns)`, `msgs = history[:]`) or
+    to the history itself read from its owner (`items = state["messages"]`), looked up only
+    where a list not named as one is walked or cut."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
@@ -1063,6 +1088,9 @@ class _Copies:
 
 
 def _copy_of_history(v: ast.expr) -> bool:
+    if isinstance(v, (ast.Name, ast.Subscript, ast.Attribute)) and _is_history(v):
+        # `items = state["messages"]`, `turns = self.history`: the history under another name
+        return True
     if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.args:
         return v.func.id in ("list", "tuple", "sorted") and _is_history(v.args[0])
     if isinstance(v, ast.ListComp) and len(v.generators) == 1:
