@@ -509,6 +509,18 @@ class _Function:
         for c in contents:
             yield from self.values_of(c)
 
+    def ahead_writes(self, name: str) -> Iterator[ast.expr]:
+        """The values written into the messages but the head system one that the list's literal
+        puts before its history (`[system, {"role": "system", "content": notes}, *history, user]`):
+        whatever their role, they come before every message sent before."""
+        contents: list[ast.expr] = []
+        for st in self.assigned.get(name, []):
+            value = getattr(st, "value", None)
+            if isinstance(st, ast.Assign) and isinstance(value, ast.List):
+                contents += _ahead_of_history(value)
+        for c in contents:
+            yield from self.values_of(c)
+
     def values_of(self, c: ast.expr) -> list[ast.expr]:
         """The values a system prompt is written with: a local's every assignment, else the
         expression itself."""
@@ -516,6 +528,27 @@ class _Function:
             return [c]
         values = [getattr(st, "value", None) for st in self.assigned.get(c.id, [])]
         return [v for v in values if v is not None]
+
+
+def _ahead_of_history(lst: ast.List) -> list[ast.expr]:
+    """The contents of the messages a list literal puts before its first spread part
+    (`*history`), but a head system message: nothing where the literal spreads nothing."""
+    first = next((i for i, e in enumerate(lst.elts) if isinstance(e, ast.Starred)), 0)
+    out = []
+    for i, e in enumerate(lst.elts[:first]):
+        r = _role_of(e)
+        if r is not None and r[1] is not None and not (i == 0 and r[0] == "system"):
+            out.append(r[1])  # the head system message is the system prompt's, read apart
+    return out
+
+
+def _ahead_message(name: str) -> str:
+    return (
+        f"`{name}` is made from what this request brings (its newest message or the history) "
+        "and written into a message placed before the conversation history: the prefix "
+        "changes there on every request and the whole history is sent again uncached; put it "
+        "in the newest user message"
+    )
 
 
 def _reaches(line: int, requests: list[int], loops: list[tuple[int, int]]) -> bool:
@@ -586,9 +619,11 @@ def _system_from_request(
     """PL304 for one request: what it brings, written into the system prompt before its
     history (the list's head system message, or `system=` beside it)."""
     name = given.id if isinstance(given, ast.Name) else ""
+    ahead: list[ast.expr] = []
     if name:
         history = f.origin(name)[1]
         heads = list(f.system_writes(name))
+        ahead = list(f.ahead_writes(name))
     else:
         # A list written out in the call: `[*history, ...]`, `[m for m in history if ...]`.
         inner = {
@@ -609,6 +644,7 @@ def _system_from_request(
             r = _role_of(given.elts[0])
             if r is not None and r[0] == "system" and r[1] is not None:
                 heads += f.values_of(r[1])
+            ahead = [v for c in _ahead_of_history(given) for v in f.values_of(c)]
     for k in call.keywords if isinstance(call, ast.Call) else []:
         if k.arg in _SYSTEM_KWARGS:
             heads += f.values_of(k.value)
@@ -626,4 +662,10 @@ def _system_from_request(
         if hit:
             message = system_message(hit.text, per_step=hit.text not in made)
             out.append(_finding(ctx, hit.node, "PL304", message))
+    for value in ahead:
+        if _head_pick(value, made):
+            continue
+        hit = _read_from(value, made)
+        if hit:
+            out.append(_finding(ctx, hit.node, "PL304", _ahead_message(hit.text)))
     return out
