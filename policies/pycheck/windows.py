@@ -238,6 +238,13 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, _SUMMARY + " (a summariser subclass)", _SUMMARY_TAIL)
         elif isinstance(node, ast.Call) and _summariser([node.func]):
             _add(ctx, node, _SUMMARY, _SUMMARY_TAIL)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _bounded_history(node, tree):
+            _add(
+                ctx,
+                node,
+                "the history is kept in a bounded queue (`deque(maxlen=...)`) that drops its "
+                "oldest message with each one added",
+            )
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
     for at in _summary_then_recent(adds, parents):
@@ -652,6 +659,58 @@ def _kept_here(node: ast.AST, tree: ast.Module, parents: dict[int, ast.AST]) -> 
         elif isinstance(n, ast.Delete):
             cut += [t.value for t in n.targets if isinstance(t, ast.Subscript)]
     return bool(cut) and all(never_leaves(c, tree, parents) for c in cut)
+
+
+def _bounded_deque(value: ast.expr | None) -> bool:
+    """`deque(maxlen=20)`, `collections.deque([], 20)`, or one made per key by a factory
+    (`defaultdict(lambda: deque(maxlen=20))`): a queue that drops its oldest item when full."""
+    for n in ast.walk(value) if value is not None else ():
+        if not (isinstance(n, ast.Call) and _name(n.func) == "deque"):
+            continue
+        size = next((k.value for k in n.keywords if k.arg == "maxlen"), None)
+        if size is None and len(n.args) > 1:
+            size = n.args[1]
+        if size is not None and not (isinstance(size, ast.Constant) and size.value is None):
+            return True
+    return False
+
+
+def _bounded_history(node: ast.Assign | ast.AnnAssign, tree: ast.Module) -> bool:
+    """A history (by its name, or a plural store of them) bound to a bounded queue that the
+    module sends: given as a request's messages or spread into the list given (directly or
+    through a local joined from it)."""
+    targets = _targets(node)
+    if not _bounded_deque(node.value) or len(targets) != 1:
+        return False
+    target = targets[0]
+    if not (_is_history(target) or _name(target) in _STORES):
+        return False
+    text = ast.unparse(target)
+
+    def holds(value: ast.expr) -> bool:
+        return any(
+            isinstance(x, (ast.Name, ast.Attribute)) and ast.unparse(x) == text
+            for x in ast.walk(value)
+        )
+
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        carriers = {
+            t.id
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Assign) and n.value is not None and holds(n.value)
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+        if any(
+            isinstance(n, ast.keyword)
+            and n.arg in _SENT_KWARGS
+            and (holds(n.value) or any(_listed(n.value, c) for c in carriers))
+            for n in ast.walk(fn)
+        ):
+            return True
+    return False
 
 
 def _cut_when_long(node: ast.If) -> bool:
