@@ -136,6 +136,7 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             parents[id(child)] = node
     copies = _Copies(tree)
     windowing = _windowing_functions(tree)
+    tails = _tail_helpers(tree)
     inner: set[int] = set()  # parts of a summary-first list already reported
     adds: list[ast.Expr] = []  # `x.append(...)`/`x.extend(...)` statements, for the sequence
     for node in ast.walk(tree):
@@ -238,6 +239,13 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, _SUMMARY + " (a summariser subclass)", _SUMMARY_TAIL)
         elif isinstance(node, ast.Call) and _summariser([node.func]):
             _add(ctx, node, _SUMMARY, _SUMMARY_TAIL)
+        elif (
+            isinstance(node, ast.Call)
+            and tails
+            and (helper := _tail_of_history(node, tails)) is not None
+            and _sent(node, parents, chat)
+        ):
+            _add(ctx, node, f"the conversation is cut to its last messages by `{helper}(...)`")
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _bounded_history(node, tree):
             _add(
                 ctx,
@@ -1249,6 +1257,42 @@ def _windowing_functions(tree: ast.Module) -> set[str]:
                 out.add(fn.name)
                 break
     return out
+
+
+def _tail_helpers(tree: ast.Module) -> dict[str, int]:
+    """Module-level functions that return the last items of a parameter not named for a history
+    (`def last(items, n): return items[-n:]`): each with that parameter's position."""
+    out: dict[str, int] = {}
+    for fn in tree.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+        for n in ast.walk(fn):
+            v = n.value if isinstance(n, ast.Return) else None
+            if (
+                isinstance(v, ast.Subscript)
+                and isinstance(v.slice, ast.Slice)
+                and v.slice.upper is None
+                and _from_end(v.slice.lower)
+                and isinstance(v.value, ast.Name)
+                and v.value.id in params
+                and not _is_history(v.value)  # `return history[-n:]` is read where it is cut
+            ):
+                out[fn.name] = params.index(v.value.id)
+                break
+    return out
+
+
+def _tail_of_history(call: ast.Call, tails: dict[str, int]) -> str | None:
+    """`last(history, 10)`: a tail helper of this module handed the history where it takes
+    the list it cuts (the helper's name, else None)."""
+    if not isinstance(call.func, ast.Name) or call.func.id not in tails:
+        return None
+    at = tails[call.func.id]
+    if at >= len(call.args) or isinstance(call.args[at], ast.Starred):
+        return None
+    given = call.args[at]
+    return call.func.id if _is_history(given) or _keyed_history(given) else None
 
 
 def _budget_over_window(
