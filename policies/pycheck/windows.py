@@ -246,6 +246,8 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             and _sent(node, parents, chat)
         ):
             _add(ctx, node, f"the conversation is cut to its last messages by `{helper}(...)`")
+        elif isinstance(node, ast.Delete) and (kept := _deleted_to_tail(node, copies, parents)):
+            _add(ctx, node, f"the conversation is cut to its last messages (`del {kept}`)")
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _bounded_history(node, tree):
             _add(
                 ctx,
@@ -1257,6 +1259,28 @@ def _windowing_functions(tree: ast.Module) -> set[str]:
                 out.add(fn.name)
                 break
     return out
+
+
+def _deleted_to_tail(node: ast.Delete, copies: _Copies, parents: dict[int, ast.AST]) -> str:
+    """`del history[:-10]`, `del self.messages[1:-n]`: everything but the last messages (and
+    a kept head) deleted, on every pass, not under a test of the history's size (a cut in
+    large steps is read by `_cut_when_long`). The deleted target's text, else ""."""
+    up = parents.get(id(node))
+    while up is not None and not isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(up, (ast.If, ast.While, ast.Try)):
+            return ""
+        up = parents.get(id(up))
+    for t in node.targets:
+        if not (isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Slice)):
+            continue
+        head = t.slice.lower
+        if head is not None and not (isinstance(head, ast.Constant) and head.value in (0, 1)):
+            continue
+        if not _from_end(t.slice.upper):
+            continue
+        if _is_history(t.value) or (isinstance(t.value, ast.Name) and t.value.id in copies):
+            return ast.unparse(t)
+    return ""
 
 
 def _tail_helpers(tree: ast.Module) -> dict[str, int]:
