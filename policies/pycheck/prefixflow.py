@@ -1,7 +1,9 @@
 """PL303 and PL304 by data flow, in Python: start at each request (a call given `messages=`),
 follow the message list back to every write of it in the function, whatever its names, and
 classify each write by where it lands (`..prefixflow`); follow the system prompt at the head of
-that list back to every write of it and report what this request brought into it.
+that list, and every other message its literal puts before the history (`[system, {"role":
+"system", "content": notes}, *history, user]`), back to every write of it and report what this
+request brought into it.
 
 The list: a copy of a history (`list(h)`, `h.copy()`, `h[:]`, `[*h]`, `copy.deepcopy(h)`), the
 kept history itself (an attribute, `self.messages`, or a parameter), or a list built here

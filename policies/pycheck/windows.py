@@ -7,17 +7,21 @@ one whose older messages are rebuilt by their position (`for i, m in enumerate(m
 < len(messages) - 3: out.append({"role": ..., "content": short})`), one cut by position once it
 is long (`if len(history) > 26: del history[4:6]`), one cut by a helper given a budget
 (`clip_history(history=h, max_token_limit=n)`, `session.discard_exceeding(max_tokens)`,
-`add_history_upto_token_limit(prompt, messages, budget)`) or one whose older messages a
-framework summariser replaces (LangChain's `SummarizationMiddleware`) sends a different first
-message after the system prompt once it is full: every request then misses the cache from there
-to the end.
+`add_history_upto_token_limit(prompt, messages, budget)`), one kept in a bounded queue
+(`deque(maxlen=n)`), one deleted but its last messages (`del history[:-n]`), one handed to a
+module helper that returns the last items of any list (`def last(items, n): return
+items[-n:]`) or one whose older messages a framework summariser replaces (LangChain's
+`SummarizationMiddleware`) sends a different first message after the system prompt once it is
+full: every request then misses the cache from there to the end. A list cut at its front that
+never leaves the scope owning it (`kept.never_leaves`) is sent nowhere and not reported.
 
 A slice counts where it becomes the conversation sent: passed as `messages=`/`input=`/
-`history=`/`chat_history=`, returned, or bound to a name of the history; a slice of any list that
+`history=`/`chat_history=` (also through the locals it is joined into, `msgs = [system, *kept,
+user]`), returned, or bound to a name of the history; a slice of any list that
 is joined into text bound to a name of the history (`history = "\n".join(self.memory[-5:])`)
 is the history's text cut too. A history is a name
 whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `transcript` or
-`msgs`. Pure: a syntax tree in, findings out.
+`msgs`, or a local bound to one (`items = state["messages"]`). Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
