@@ -715,15 +715,22 @@ class Evaluator:
                 return False
         else:
             return False
-        return True
+        # Made from a value already picked for the request (`get_prompt(name)` over what a
+        # selector picked): that pick is the finding; this call adds no other.
+        return not any(t.kind == "retrieved" for t in self.union(args, env))
 
     def _request_parameter(self, arg: ast.expr, env: dict[str, Taints]) -> bool:
-        """`user_query` as handed in: a parameter of this function named for the request."""
+        """`user_query` as handed in, or a local made from it (`q = user_query.strip()`): a
+        value that carries a parameter of this function named for the request."""
         if not isinstance(arg, ast.Name) or arg.id == "input":
             return False
-        if not names_request(arg.id) or set(words(arg.id)) & _NOT_THE_REQUEST:
-            return False
-        return any(t.kind == "param" and t.desc == arg.id for t in env.get(arg.id, EMPTY))
+        return any(
+            t.kind == "param"
+            and t.desc != "input"
+            and names_request(t.desc)
+            and not set(words(t.desc)) & _NOT_THE_REQUEST
+            for t in env.get(arg.id, EMPTY)
+        )
 
     def _call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
         q = self.ctx.qualname(node.func) or ""

@@ -313,3 +313,27 @@ def test_a_value_not_named_for_the_request_picks_nothing() -> None:
     src = _PICKED.replace("OWNER", "catalog").replace("CALL(user_query)", "pick(user_id)")
     src = src.replace("(self, user_query)", "(self, user_id)")
     assert _lines(src, "PL304") == []
+
+
+def test_prompts_picked_from_a_local_made_from_the_query_are_per_request() -> None:
+    """`q = user_query.strip()`, then `self.prompt_catalog.matching(q)`: the same request."""
+    src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL(user_query)", "matching(q)")
+    src = src.replace(
+        '        extra = ""\n', '        extra = ""\n        q = user_query.strip()\n'
+    )
+    assert _lines(src, "PL304") == [5]
+
+
+def test_prompts_picked_by_a_local_from_a_setting_are_not_per_request() -> None:
+    """`lang = self.language`, then `matching(lang)`: the local carries no request."""
+    src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL(user_query)", "matching(lang)")
+    src = src.replace('        extra = ""\n', '        extra = ""\n        lang = self.language\n')
+    assert _lines(src, "PL304") == []
+
+
+def test_a_pick_followed_by_a_lookup_of_each_picked_name_is_one_finding() -> None:
+    """`for name in self.selector.pick(user_query): extra += self.store.get_prompt(name)`: the
+    lookup is made from what was picked, found once, where it is picked."""
+    src = _PICKED.replace("OWNER", "selector").replace("CALL", "pick")
+    src = src.replace("self.prompts[name]", "self.store.get_prompt(name)")
+    assert _lines(src, "PL304") == [4]
