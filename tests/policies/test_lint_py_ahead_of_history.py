@@ -91,3 +91,56 @@ def test_a_one_off_request_with_notes_is_silent() -> None:
         '    return client.chat.completions.create(model="m", messages=msgs)\n'
     )
     assert _lines(src, "PL304") == []
+
+
+_SUM = (
+    "def reply(client, history, tool_results, user_message):\n"
+    "    notes = crunch(user_message)\n"
+    '    msgs = [{"role": "system", "content": PROMPT},\n'
+    '            {"role": "system", "content": f"Notes: {notes}"}] + PART + [\n'
+    '            {"role": "user", "content": user_message}]\n'
+    '    return client.chat.completions.create(model="m", messages=msgs)\n'
+)
+
+
+def test_notes_ahead_of_the_history_in_a_sum_of_lists_are_found() -> None:
+    assert _lines(_SUM.replace("PART", "history[-10:]"), "PL304") == [4]
+
+
+def test_a_sum_without_the_history_is_a_one_off_request() -> None:
+    """`+ EXAMPLES`: a module's fixed list, not a conversation sent before."""
+    assert _lines(_SUM.replace("PART", "EXAMPLES"), "PL304") == []
+
+
+def test_a_spread_of_another_list_first_is_not_read_as_the_history() -> None:
+    """`[system, notes, *examples, *history, user]`: read up to the first spread only, and
+    that spread is not the history."""
+    src = _src('{"role": "system", "content": f"Notes: {notes}"}', past="EXAMPLES, *history")
+    assert _lines(src, "PL304") == []
+
+
+_APPENDED = (
+    "def reply(client, history, tool_results, user_message):\n"
+    "    notes = crunch(user_message)\n"
+    '    msgs = [{"role": "system", "content": PROMPT}]\n'
+    '    msgs.append({"role": "user", "content": f"Context: {notes}"})\n'
+    "    msgs.extend(ADDED)\n"
+    '    msgs.append({"role": "user", "content": user_message})\n'
+    '    return client.chat.completions.create(model="m", messages=msgs)\n'
+)
+
+
+def test_a_context_message_appended_before_the_history_is_found() -> None:
+    assert _lines(_APPENDED.replace("ADDED", "history"), "PL304") == [4]
+
+
+def test_a_message_appended_before_other_messages_is_not_ahead_of_a_history() -> None:
+    """`msgs.extend(EXAMPLES)`: fixed examples, no history, follow the context message."""
+    assert _lines(_APPENDED.replace("ADDED", "EXAMPLES"), "PL304") == []
+
+
+def test_a_context_message_appended_after_the_history_is_silent() -> None:
+    src = _APPENDED.replace("ADDED", "history")
+    lines = src.splitlines(keepends=True)
+    lines[3], lines[4] = lines[4], lines[3]
+    assert _lines("".join(lines), "PL304") == []
