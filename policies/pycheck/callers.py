@@ -6,9 +6,11 @@ session or chat object's construction, a constructor, a function named for start
 session or agent, a first message stored while the history is empty) or at a CLI start, it
 fills the same text into every request of the conversation, so its volatile findings
 (PL101-PL106) are dropped; called at a module's load, all but a clock's (a server's process
-outlives the day). A caller not read (the builder handed on as a value, a
-star import, a file the search does not reach) keeps them. Pure: syntax trees in, kinds out;
-the engine finds the other files (`policies/pycallers.py`).
+outlives the day), and a clock's too in a script run once (a module-level `if __name__ ==
+"__main__":`, no request handler, no server or bot framework imported): a run is one
+conversation, as a direct read at import into a prompt constant is. A caller not read (the
+builder handed on as a value, a star import, a file the search does not reach) keeps them.
+Pure: syntax trees in, kinds out; the engine finds the other files (`policies/pycallers.py`).
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -50,6 +52,14 @@ _PER_REQUEST = frozenset(
 _FIRST = frozenset({"new", "first", "fresh"})
 # A CLI's entry points: run once a process.
 _ENTRY = frozenset({"main", "cli", "__init__"})
+# Frameworks whose process serves requests or chats for days (a web server, a bot's gateway, a
+# scheduler): a module loaded in one is not loaded once a conversation.
+_SERVES = frozenset(
+    {"fastapi", "flask", "django", "starlette", "aiohttp", "uvicorn", "gunicorn", "sanic"}
+    | {"tornado", "quart", "litestar", "discord", "telegram", "aiogram", "slack_bolt", "slack_sdk"}
+    | {"twitchio", "websockets", "socketio", "gradio", "streamlit", "chainlit", "celery"}
+    | {"apscheduler", "schedule", "grpc", "flet", "nicegui", "rq"}
+)
 # Decorators that register a request handler (`@app.post("/chat")`, `@router.websocket(...)`).
 _ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "websocket", "api_route"})
 
@@ -89,17 +99,23 @@ def drop_started_once(
     here = call_kinds(tree, Refs(frozenset(held), frozenset()))
     once: list[tuple[int, int]] = []  # every caller once a conversation
     loaded: list[tuple[int, int]] = []  # ... or at a module's load
+    scripted: list[tuple[int, int]] = []  # ... or at the load of this script only
+    script = runs_once(tree)
     for name in sorted(held):
         kinds = list(here.get(name, []))
+        elsewhere: list[str] = []
         if not name.startswith("_"):
-            elsewhere = callers(name) if callers is not None else None
-            if elsewhere is None:
+            searched = callers(name) if callers is not None else None
+            if searched is None:
                 continue  # another module may call a public function: its callers unknown
-            kinds += elsewhere
+            elsewhere = searched
+        kinds += elsewhere
         if kinds and all(k == ONCE for k in kinds):
             once.append(spans[name])
         elif kinds and all(k in (ONCE, LOAD) for k in kinds):
             loaded.append(spans[name])
+            if script and LOAD not in elsewhere:
+                scripted.append(spans[name])
     return [
         f
         for f in found
@@ -108,9 +124,28 @@ def drop_started_once(
             and (
                 any(a <= f.line <= b for a, b in once)
                 or (f.code not in _CLOCK and any(a <= f.line <= b for a, b in loaded))
+                or any(a <= f.line <= b for a, b in scripted)
             )
         )
     ]
+
+
+def runs_once(tree: ast.Module) -> bool:
+    """A script whose run is one conversation: it has a module-level `if __name__ ==
+    "__main__":`, registers no request handler and imports no server, bot or scheduler
+    framework (whose process outlives the day)."""
+    if not any(isinstance(s, ast.If) and _main_guard(s.test) for s in tree.body):
+        return False
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import) and any(a.name.split(".")[0] in _SERVES for a in n.names):
+            return False
+        if isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] in _SERVES:
+            return False
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            _route(d) for d in n.decorator_list
+        ):
+            return False
+    return True
 
 
 def call_kinds(tree: ast.Module, refs: Refs) -> dict[str, list[str]]:

@@ -1,7 +1,9 @@
 """PL303 and PL304 by data flow, in Python: start at each request (a call given `messages=`),
 follow the message list back to every write of it in the function, whatever its names, and
 classify each write by where it lands (`..prefixflow`); follow the system prompt at the head of
-that list back to every write of it and report what this request brought into it.
+that list, and every other message its literal puts before the history (`[system, {"role":
+"system", "content": notes}, *history, user]`), back to every write of it and report what this
+request brought into it.
 
 The list: a copy of a history (`list(h)`, `h.copy()`, `h[:]`, `[*h]`, `copy.deepcopy(h)`), the
 kept history itself (an attribute, `self.messages`, or a parameter), or a list built here
@@ -509,6 +511,52 @@ class _Function:
         for c in contents:
             yield from self.values_of(c)
 
+    def ahead_writes(self, name: str, history: set[str]) -> Iterator[ast.expr]:
+        """The values written into the messages but the head system one that the list's literal
+        puts before its history (`[system, {"role": "system", "content": notes}, *history, user]`):
+        whatever their role, they come before every message sent before."""
+        contents: list[ast.expr] = []
+        for st in self.assigned.get(name, []):
+            value = getattr(st, "value", None)
+            if isinstance(st, ast.Assign) and isinstance(value, (ast.List, ast.BinOp)):
+                contents += _ahead_of_history(value, history)
+        contents += self._appended_ahead(name, history)
+        for c in contents:
+            yield from self.values_of(c)
+
+    def _appended_ahead(self, name: str, history: set[str]) -> list[ast.expr]:
+        """The contents of the messages but system ones appended to the list before the
+        statement that adds the history to it (`m.append(context_msg)`, then `m += history` or
+        `m.extend(history)`): an appended system message is read as the system prompt's."""
+        adds = [
+            getattr(n, "lineno", 0)
+            for n in self.nodes
+            if (
+                (m := _method(n, name)) is not None
+                and m[0] == "extend"
+                and m[1]
+                and _reads_history(m[1][0], history)
+            )
+            or (
+                isinstance(n, ast.AugAssign)
+                and isinstance(n.target, ast.Name)
+                and n.target.id == name
+                and _reads_history(n.value, history)
+            )
+        ]
+        if not adds:
+            return []
+        out = []
+        for n in self.nodes:
+            m = _method(n, name)
+            late = getattr(n, "lineno", 0) >= min(adds)
+            if m is None or m[0] != "append" or len(m[1]) != 1 or late:
+                continue
+            r = _role_of(m[1][0])
+            if r is not None and r[0] != "system" and r[1] is not None:
+                out.append(r[1])
+        return out
+
     def values_of(self, c: ast.expr) -> list[ast.expr]:
         """The values a system prompt is written with: a local's every assignment, else the
         expression itself."""
@@ -516,6 +564,63 @@ class _Function:
             return [c]
         values = [getattr(st, "value", None) for st in self.assigned.get(c.id, [])]
         return [v for v in values if v is not None]
+
+
+def _ahead_of_history(lst: ast.List | ast.BinOp, history: set[str]) -> list[ast.expr]:
+    """The contents of the messages a list literal puts before its first spread part
+    (`*history`), or a sum of lists before its first part that is no literal (`[system,
+    notes] + history + [user]`), but a head system message: nothing where no such part is."""
+    if isinstance(lst, ast.BinOp):
+        parts: list[ast.expr] = []
+        stack: list[ast.expr] = [lst]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+                stack += [e.right, e.left]
+            else:
+                parts.append(e)
+        lead: list[ast.expr] = []
+        for e in parts:
+            if not isinstance(e, ast.List):
+                if not _reads_history(e, history):
+                    return []  # the first part added is not the history
+                break
+            lead += e.elts
+        else:
+            return []
+        elts = lead
+    else:
+        first = next((i for i, e in enumerate(lst.elts) if isinstance(e, ast.Starred)), 0)
+        spread = lst.elts[first] if first else None
+        if not (isinstance(spread, ast.Starred) and _reads_history(spread.value, history)):
+            return []  # nothing, or not the history, spread first
+        elts = lst.elts[:first]
+    out = []
+    for i, e in enumerate(elts):
+        r = _role_of(e)
+        if r is not None and r[1] is not None and not (i == 0 and r[0] == "system"):
+            out.append(r[1])  # the head system message is the system prompt's, read apart
+    return out
+
+
+def _reads_history(value: ast.expr, history: set[str]) -> bool:
+    """The value is, or is cut or copied from, one of the histories (`history`,
+    `self.history[-10:]`, `list(past)`)."""
+    return any(
+        isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
+        and ast.unparse(n) in history
+        and not ast.unparse(n).isupper()  # a module's constant list: fixed examples
+        for n in ast.walk(value)
+    )
+
+
+def _ahead_message(name: str) -> str:
+    return (
+        f"`{name}` is made from what this request brings (its newest message or the history) "
+        "and written into a message placed before the conversation history: the prefix "
+        "changes there on every request and the whole history is sent again uncached; put it "
+        "in the newest user message"
+    )
 
 
 def _reaches(line: int, requests: list[int], loops: list[tuple[int, int]]) -> bool:
@@ -586,9 +691,11 @@ def _system_from_request(
     """PL304 for one request: what it brings, written into the system prompt before its
     history (the list's head system message, or `system=` beside it)."""
     name = given.id if isinstance(given, ast.Name) else ""
+    ahead: list[ast.expr] = []
     if name:
         history = f.origin(name)[1]
         heads = list(f.system_writes(name))
+        ahead = list(f.ahead_writes(name, history))
     else:
         # A list written out in the call: `[*history, ...]`, `[m for m in history if ...]`.
         inner = {
@@ -609,6 +716,7 @@ def _system_from_request(
             r = _role_of(given.elts[0])
             if r is not None and r[0] == "system" and r[1] is not None:
                 heads += f.values_of(r[1])
+            ahead = [v for c in _ahead_of_history(given, history) for v in f.values_of(c)]
     for k in call.keywords if isinstance(call, ast.Call) else []:
         if k.arg in _SYSTEM_KWARGS:
             heads += f.values_of(k.value)
@@ -626,4 +734,10 @@ def _system_from_request(
         if hit:
             message = system_message(hit.text, per_step=hit.text not in made)
             out.append(_finding(ctx, hit.node, "PL304", message))
+    for value in ahead:
+        if _head_pick(value, made):
+            continue
+        hit = _read_from(value, made)
+        if hit:
+            out.append(_finding(ctx, hit.node, "PL304", _ahead_message(hit.text)))
     return out

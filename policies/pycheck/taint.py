@@ -327,9 +327,32 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
 
 # Calls that fetch content for a request (`search_text_memories(query=user_message)`,
 # `retriever.invoke(question)`, `vector_store.similarity_search(query)`), by their words.
-# Python names a fetch of context by its word as well (`get_context(query)`), and a pick of
-# prompts or tools for the query by a selector's (`prompt_selector.select_prompts(query)`).
-_FETCH = FETCH_WORDS | {"context", "select", "selector"}
+# Python names a fetch of context by its word as well (`get_context(query)`). A call of any
+# other name handed the request itself is read by data flow (`Evaluator._made_from_request`).
+_FETCH = FETCH_WORDS | {"context"}
+
+
+# Builtins and owners whose calls handed the request pick nothing for the prompt: a
+# conversion, a print, a log line, a copy or a check of the text.
+_BUILTINS = frozenset(
+    {"str", "repr", "print", "len", "isinstance", "type", "id", "hash", "list", "dict", "tuple"}
+    | {"bool", "int", "float", "sorted", "reversed", "enumerate", "zip", "map", "filter"}
+)
+_NOT_PICKERS = frozenset({"logger", "log", "logging", "console", "print", "json", "re", "os"})
+_STR_METHODS = frozenset(
+    {"strip", "lstrip", "rstrip", "lower", "upper", "split", "replace", "encode", "startswith"}
+    | {"endswith", "append", "extend", "add", "info", "debug", "warning", "error", "exception"}
+)
+
+
+def _builds_messages(fn: ast.AST) -> bool:
+    """The function writes chat messages (`{"role": ...}`) or sends a list (`messages=`)."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Dict) and any(const_str(k) == "role" for k in n.keys if k):
+            return True
+        if isinstance(n, ast.Call) and any(k.arg == "messages" for k in n.keywords):
+            return True
+    return False
 
 
 # Names about the request but not its text (`question_count`, `user_system_prompt`).
@@ -456,6 +479,8 @@ class Evaluator:
         # Told of a call that passes a value to a parameter which reaches a sink (the value's
         # taints, where the parameter ends up, the call's line), in the reporting pass.
         self.argument_sink: Callable[[Taints, str, int], None] | None = None
+        # Whether each function walked builds chat messages itself (`_builds_messages`).
+        self._builders: dict[int, bool] = {}
 
     def lookup(self, name: str, env: dict[str, Taints]) -> Taints:
         if name in env:
@@ -650,7 +675,62 @@ class Evaluator:
             name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
             desc = f"what `{name}(...)` fetched for the current request"
             out = out | {at(node, "retrieved", desc, not self.ctx.scope.in_function)}
+        elif self._made_from_request(node, env):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
+            desc = f"what `{name}(...)` made from the current request"
+            out = out | {at(node, "retrieved", desc, False)}
         return out
+
+    def _made_from_request(self, node: ast.Call, env: dict[str, Taints]) -> bool:
+        """A call whose body is not in view handed the current request as it came in (a
+        parameter named for it, `select_prompts(user_query)`, `classify(question=query)`):
+        what it returns is picked or computed for this request whatever the callee's name,
+        so in the prefix it differs on every request. A callee whose body is read (a
+        function of this module, a method of this class) is followed instead; a builtin, a
+        method of the request itself (`query.strip()`) or of a logger is no such pick."""
+        fn = self.ctx.scope.fn
+        args = [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
+        if fn is None or not any(self._request_parameter(a, env) for a in args):
+            return False
+        if id(fn) not in self._builders:
+            self._builders[id(fn)] = _builds_messages(fn)
+        if self._builders[id(fn)]:
+            # A function that builds the message list itself is read by the prefix flow,
+            # which reports such a value where it is written into the list.
+            return False
+        f = node.func
+        if isinstance(f, ast.Name):
+            if f.id in self.ctx.scope.local_funcs or f.id in self.summaries:
+                return False
+            if f.id in _BUILTINS:
+                return False
+        elif isinstance(f, ast.Attribute):
+            owner = last_name(f.value)
+            own = isinstance(f.value, ast.Name) and f.value.id in ("self", "cls")
+            if own and f"{self.ctx.scope.cls}.{f.attr}" in self.summaries:
+                return False
+            if not owner or set(words(owner)) & _NOT_PICKERS or names_request(owner):
+                return False
+            if f.attr in _FILLS or f.attr in _STR_METHODS:
+                return False
+        else:
+            return False
+        # Made from a value already picked for the request (`get_prompt(name)` over what a
+        # selector picked): that pick is the finding; this call adds no other.
+        return not any(t.kind == "retrieved" for t in self.union(args, env))
+
+    def _request_parameter(self, arg: ast.expr, env: dict[str, Taints]) -> bool:
+        """`user_query` as handed in, or a local made from it (`q = user_query.strip()`): a
+        value that carries a parameter of this function named for the request."""
+        if not isinstance(arg, ast.Name) or arg.id == "input":
+            return False
+        return any(
+            t.kind == "param"
+            and t.desc != "input"
+            and names_request(t.desc)
+            and not set(words(t.desc)) & _NOT_THE_REQUEST
+            for t in env.get(arg.id, EMPTY)
+        )
 
     def _call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
         q = self.ctx.qualname(node.func) or ""

@@ -7,17 +7,21 @@ one whose older messages are rebuilt by their position (`for i, m in enumerate(m
 < len(messages) - 3: out.append({"role": ..., "content": short})`), one cut by position once it
 is long (`if len(history) > 26: del history[4:6]`), one cut by a helper given a budget
 (`clip_history(history=h, max_token_limit=n)`, `session.discard_exceeding(max_tokens)`,
-`add_history_upto_token_limit(prompt, messages, budget)`) or one whose older messages a
-framework summariser replaces (LangChain's `SummarizationMiddleware`) sends a different first
-message after the system prompt once it is full: every request then misses the cache from there
-to the end.
+`add_history_upto_token_limit(prompt, messages, budget)`), one kept in a bounded queue
+(`deque(maxlen=n)`), one deleted but its last messages (`del history[:-n]`), one handed to a
+module helper that returns the last items of any list (`def last(items, n): return
+items[-n:]`) or one whose older messages a framework summariser replaces (LangChain's
+`SummarizationMiddleware`) sends a different first message after the system prompt once it is
+full: every request then misses the cache from there to the end. A list cut at its front that
+never leaves the scope owning it (`kept.never_leaves`) is sent nowhere and not reported.
 
 A slice counts where it becomes the conversation sent: passed as `messages=`/`input=`/
-`history=`/`chat_history=`, returned, or bound to a name of the history; a slice of any list that
+`history=`/`chat_history=` (also through the locals it is joined into, `msgs = [system, *kept,
+user]`), returned, or bound to a name of the history; a slice of any list that
 is joined into text bound to a name of the history (`history = "\n".join(self.memory[-5:])`)
 is the history's text cut too. A history is a name
 whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `transcript` or
-`msgs`. Pure: a syntax tree in, findings out.
+`msgs`, or a local bound to one (`items = state["messages"]`). Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -29,6 +33,7 @@ from collections.abc import Iterator
 
 from ..meaning import OVERFLOW_TEXT, SIDE_WORDS, identity_name, overflow_name, words
 from .context import Context
+from .kept import never_leaves
 from .syntax import const_str
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
@@ -135,6 +140,7 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             parents[id(child)] = node
     copies = _Copies(tree)
     windowing = _windowing_functions(tree)
+    tails = _tail_helpers(tree)
     inner: set[int] = set()  # parts of a summary-first list already reported
     adds: list[ast.Expr] = []  # `x.append(...)`/`x.extend(...)` statements, for the sequence
     for node in ast.walk(tree):
@@ -176,13 +182,21 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             and (stop := _budget_over_window(node, parents, windowing)) is not None
         ):
             _add(ctx, stop, "the newest messages a helper kept are cut again while a budget lasts")
-        elif isinstance(node, ast.While) and (cut := _drops_front(node)) is not None:
+        elif (
+            isinstance(node, ast.While)
+            and (cut := _drops_front(node)) is not None
+            and not _kept_here(node, tree, parents)
+        ):
             _add(ctx, cut, "messages are dropped from the front while over a budget")
         elif isinstance(node, ast.While) and _filled_to_count(node):
             _add(ctx, node, "the conversation is collected from the newest message back to a count")
         elif isinstance(node, ast.Assign) and _read_with_limit(node):
             _add(ctx, node, f"the history is read back to a count (`{_src(node.value)}`)")
-        elif isinstance(node, ast.If) and _cut_when_long(node):
+        elif (
+            isinstance(node, ast.If)
+            and _cut_when_long(node)
+            and not _kept_here(node, tree, parents)
+        ):
             _add(ctx, node, "messages are cut out by their position once the history is long")
         elif isinstance(node, ast.Call) and _cut_by_helper(node):
             _add(ctx, node, f"the history is cut to a budget by a helper (`{_src(node.func)}`)")
@@ -229,6 +243,22 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, _SUMMARY + " (a summariser subclass)", _SUMMARY_TAIL)
         elif isinstance(node, ast.Call) and _summariser([node.func]):
             _add(ctx, node, _SUMMARY, _SUMMARY_TAIL)
+        elif (
+            isinstance(node, ast.Call)
+            and tails
+            and (helper := _tail_of_history(node, tails)) is not None
+            and _sent(node, parents, chat)
+        ):
+            _add(ctx, node, f"the conversation is cut to its last messages by `{helper}(...)`")
+        elif isinstance(node, ast.Delete) and (kept := _deleted_to_tail(node, copies, parents)):
+            _add(ctx, node, f"the conversation is cut to its last messages (`del {kept}`)")
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _bounded_history(node, tree):
+            _add(
+                ctx,
+                node,
+                "the history is kept in a bounded queue (`deque(maxlen=...)`) that drops its "
+                "oldest message with each one added",
+            )
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
     for at in _summary_then_recent(adds, parents):
@@ -424,13 +454,37 @@ def _passed_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) ->
     bound to a local that a later call of the same function is given as its messages."""
     if not isinstance(target, ast.Name):
         return False
+    line = getattr(at, "lineno", 0)
+    names = _joined_later(target.id, line, list(_in_function(at, parents)))
     return any(
         isinstance(n, ast.keyword)
         and n.arg in _SENT_KWARGS
-        and n.value.lineno > getattr(at, "lineno", 0)
-        and _listed(n.value, target.id)
+        and n.value.lineno > line
+        and any(_listed(n.value, name) for name in names)
         for n in _in_function(at, parents)
     )
+
+
+def _joined_later(name: str, line: int, body: list[ast.AST]) -> set[str]:
+    """`name` and the locals bound after `line` to a list joined from it (`msgs = [system,
+    *kept, user]`, `msgs = head + kept`), and from those in turn: the window as a part of
+    the list a later request is given."""
+    names = {name}
+    joins = [
+        (t.id, n.value)
+        for n in body
+        if isinstance(n, ast.Assign) and n.lineno > line
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    ]
+    grew = True
+    while grew:
+        grew = False
+        for target, value in joins:
+            if target not in names and any(_listed(value, x) and x != target for x in names):
+                names.add(target)
+                grew = True
+    return names
 
 
 def _in_function(at: ast.AST, parents: dict[int, ast.AST]) -> Iterator[ast.AST]:
@@ -605,6 +659,71 @@ def _front_cut(n: ast.AST) -> bool:
                 isinstance(key.lower, ast.UnaryOp) and key.upper is None
             ):
                 return True
+    return False
+
+
+def _kept_here(node: ast.AST, tree: ast.Module, parents: dict[int, ast.AST]) -> bool:
+    """Every list the statement cuts at its front (`h.pop(0)`, `del h[0]`) is one that no
+    request is handed: it never leaves the scope that owns it (`kept.never_leaves`)."""
+    cut: list[ast.expr] = []
+    for n in ast.walk(node):
+        if _history_pop_at(n) is not None and isinstance(n, ast.Call):
+            assert isinstance(n.func, ast.Attribute)
+            cut.append(n.func.value)
+        elif isinstance(n, ast.Delete):
+            cut += [t.value for t in n.targets if isinstance(t, ast.Subscript)]
+    return bool(cut) and all(never_leaves(c, tree, parents) for c in cut)
+
+
+def _bounded_deque(value: ast.expr | None) -> bool:
+    """`deque(maxlen=20)`, `collections.deque([], 20)`, or one made per key by a factory
+    (`defaultdict(lambda: deque(maxlen=20))`): a queue that drops its oldest item when full."""
+    for n in ast.walk(value) if value is not None else ():
+        if not (isinstance(n, ast.Call) and _name(n.func) == "deque"):
+            continue
+        size = next((k.value for k in n.keywords if k.arg == "maxlen"), None)
+        if size is None and len(n.args) > 1:
+            size = n.args[1]
+        if size is not None and not (isinstance(size, ast.Constant) and size.value is None):
+            return True
+    return False
+
+
+def _bounded_history(node: ast.Assign | ast.AnnAssign, tree: ast.Module) -> bool:
+    """A history (by its name, or a plural store of them) bound to a bounded queue that the
+    module sends: given as a request's messages or spread into the list given (directly or
+    through a local joined from it)."""
+    targets = _targets(node)
+    if not _bounded_deque(node.value) or len(targets) != 1:
+        return False
+    target = targets[0]
+    if not (_is_history(target) or _name(target) in _STORES):
+        return False
+    text = ast.unparse(target)
+
+    def holds(value: ast.expr) -> bool:
+        return any(
+            isinstance(x, (ast.Name, ast.Attribute)) and ast.unparse(x) == text
+            for x in ast.walk(value)
+        )
+
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        carriers = {
+            t.id
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Assign) and n.value is not None and holds(n.value)
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+        if any(
+            isinstance(n, ast.keyword)
+            and n.arg in _SENT_KWARGS
+            and (holds(n.value) or any(_listed(n.value, c) for c in carriers))
+            for n in ast.walk(fn)
+        ):
+            return True
     return False
 
 
@@ -1022,8 +1141,9 @@ def _budget_words(node: ast.AST) -> bool:
 
 
 class _Copies:
-    """Names bound to a copy of a history (`ordered = list(turns)`, `msgs = history[:]`),
-    looked up only when a loop walks a list not named as one."""
+    """Names bound to a copy of a history (`ordered = list(turns)`, `msgs = history[:]`) or
+    to the history itself read from its owner (`items = state["messages"]`), looked up only
+    where a list not named as one is walked or cut."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
@@ -1041,6 +1161,9 @@ class _Copies:
 
 
 def _copy_of_history(v: ast.expr) -> bool:
+    if isinstance(v, (ast.Name, ast.Subscript, ast.Attribute)) and _is_history(v):
+        # `items = state["messages"]`, `turns = self.history`: the history under another name
+        return True
     if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.args:
         return v.func.id in ("list", "tuple", "sorted") and _is_history(v.args[0])
     if isinstance(v, ast.ListComp) and len(v.generators) == 1:
@@ -1140,6 +1263,64 @@ def _windowing_functions(tree: ast.Module) -> set[str]:
                 out.add(fn.name)
                 break
     return out
+
+
+def _deleted_to_tail(node: ast.Delete, copies: _Copies, parents: dict[int, ast.AST]) -> str:
+    """`del history[:-10]`, `del self.messages[1:-n]`: everything but the last messages (and
+    a kept head) deleted, on every pass, not under a test of the history's size (a cut in
+    large steps is read by `_cut_when_long`). The deleted target's text, else ""."""
+    up = parents.get(id(node))
+    while up is not None and not isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(up, (ast.If, ast.While, ast.Try)):
+            return ""
+        up = parents.get(id(up))
+    for t in node.targets:
+        if not (isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Slice)):
+            continue
+        head = t.slice.lower
+        if head is not None and not (isinstance(head, ast.Constant) and head.value in (0, 1)):
+            continue
+        if not _from_end(t.slice.upper):
+            continue
+        if _is_history(t.value) or (isinstance(t.value, ast.Name) and t.value.id in copies):
+            return ast.unparse(t)
+    return ""
+
+
+def _tail_helpers(tree: ast.Module) -> dict[str, int]:
+    """Module-level functions that return the last items of a parameter not named for a history
+    (`def last(items, n): return items[-n:]`): each with that parameter's position."""
+    out: dict[str, int] = {}
+    for fn in tree.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+        for n in ast.walk(fn):
+            v = n.value if isinstance(n, ast.Return) else None
+            if (
+                isinstance(v, ast.Subscript)
+                and isinstance(v.slice, ast.Slice)
+                and v.slice.upper is None
+                and _from_end(v.slice.lower)
+                and isinstance(v.value, ast.Name)
+                and v.value.id in params
+                and not _is_history(v.value)  # `return history[-n:]` is read where it is cut
+            ):
+                out[fn.name] = params.index(v.value.id)
+                break
+    return out
+
+
+def _tail_of_history(call: ast.Call, tails: dict[str, int]) -> str | None:
+    """`last(history, 10)`: a tail helper of this module handed the history where it takes
+    the list it cuts (the helper's name, else None)."""
+    if not isinstance(call.func, ast.Name) or call.func.id not in tails:
+        return None
+    at = tails[call.func.id]
+    if at >= len(call.args) or isinstance(call.args[at], ast.Starred):
+        return None
+    given = call.args[at]
+    return call.func.id if _is_history(given) or _keyed_history(given) else None
 
 
 def _budget_over_window(

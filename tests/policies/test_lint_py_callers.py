@@ -189,3 +189,46 @@ def test_each_project_file_is_read_once_whatever_the_builders(
         per_file.append(len(reads) / (2 * n + 1))
     assert per_file[0] > 0
     assert per_file[0] == pytest.approx(per_file[1], rel=0.15)
+
+
+_SCRIPT = _BUILDER + (
+    "\n\nSYSTEM_PROMPT = build_system_prompt()\n\n\n"
+    "def loop(client, ask):\n"
+    "    history = [{'role': 'system', 'content': SYSTEM_PROMPT}]\n"
+    "    while True:\n"
+    "        history.append({'role': 'user', 'content': ask()})\n"
+    "        client.chat.completions.create(model='m', messages=history)\n"
+    "\n\nif __name__ == '__main__':\n"
+    "    loop(None, input)\n"
+)
+
+
+def test_a_clock_built_at_a_scripts_load_is_read_once_a_run(tmp_path: Path) -> None:
+    # A script run once: its module loads once a run, and a run is one conversation, as a
+    # clock read directly at import into a prompt constant is.
+    assert _project(tmp_path, {"agent.py": _SCRIPT}) == []
+
+
+def test_the_same_module_without_a_main_guard_keeps_the_clock(tmp_path: Path) -> None:
+    # Imported by a process that may serve for days: the load is not once a conversation.
+    text = _SCRIPT.split("\n\nif __name__")[0] + "\n"
+    assert ("agent.py", 5, "PL102") in _project(tmp_path, {"agent.py": text})
+
+
+def test_a_script_that_starts_a_server_keeps_the_clock(tmp_path: Path) -> None:
+    text = "import uvicorn\n" + _SCRIPT
+    assert ("agent.py", 6, "PL102") in _project(tmp_path, {"agent.py": text})
+
+
+def test_a_script_with_a_request_handler_keeps_the_clock(tmp_path: Path) -> None:
+    text = _SCRIPT.replace("def loop(client, ask):", "@app.post('/chat')\ndef loop(client, ask):")
+    assert ("agent.py", 5, "PL102") in _project(tmp_path, {"agent.py": text})
+
+
+def test_a_scripts_builder_called_per_turn_keeps_the_clock(tmp_path: Path) -> None:
+    text = _SCRIPT.replace(
+        "        history.append({'role': 'user', 'content': ask()})\n",
+        "        history[0] = {'role': 'system', 'content': build_system_prompt()}\n"
+        "        history.append({'role': 'user', 'content': ask()})\n",
+    )
+    assert ("agent.py", 5, "PL102") in _project(tmp_path, {"agent.py": text})

@@ -258,8 +258,82 @@ def test_prompts_a_selector_picks_for_the_query_are_per_request() -> None:
     assert _lines(src, "PL304") == [4]
 
 
+def test_prompts_any_call_picks_from_the_query_are_per_request() -> None:
+    """`self.prompt_catalog.matching(user_query)`: no selector or search in its name, but it
+    is handed the request as it came in, so what it returns is picked per request (data
+    flow, not the callee's name)."""
+    src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL", "matching")
+    assert _lines(src, "PL304") == [4]
+
+
 def test_prompts_listed_without_the_query_are_not_per_request() -> None:
-    """`self.prompt_catalog.all_prompts(user_query)`: no selector, no search; not read as a
-    pick for the query."""
-    src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL", "all_prompts")
+    """`self.prompt_catalog.all_prompts()`: the request is not handed over."""
+    src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL(user_query)", "all_prompts()")
     assert _lines(src, "PL304") == []
+
+
+def test_prompts_picked_by_a_setting_are_not_per_request() -> None:
+    """`self.prompt_catalog.for_mode(self.mode)`: the function's query parameter is not what
+    the call is handed."""
+    src = _PICKED.replace("OWNER", "prompt_catalog").replace(
+        "CALL(user_query)", "for_mode(self.mode)"
+    )
+    assert _lines(src, "PL304") == []
+
+
+def test_the_query_only_logged_or_cleaned_picks_nothing() -> None:
+    """`self.logger.info(user_query)` and `user_query.strip()` beside a constant prompt: a log
+    line and the text itself are no pick; the prompt holds neither."""
+    src = (
+        "class Manager:\n"
+        "    def build_system_prompt(self, user_query):\n"
+        "        self.logger.info(user_query)\n"
+        "        cleaned = user_query.strip()\n"
+        "        extra = str(user_query) and ''\n"
+        '        return "You are an assistant." + extra\n'
+    )
+    assert _lines(src, "PL304") == []
+
+
+def test_a_method_of_the_class_is_followed_not_assumed() -> None:
+    """`self._sections(user_query)` whose body ignores the query: its summary is read, and
+    it returns constants only."""
+    src = (
+        "class Manager:\n"
+        "    def _sections(self, user_query):\n"
+        '        return "Be brief."\n'
+        "    def build_system_prompt(self, user_query):\n"
+        '        return "You are an assistant.\\n" + self._sections(user_query)\n'
+    )
+    assert _lines(src, "PL304") == []
+
+
+def test_a_value_not_named_for_the_request_picks_nothing() -> None:
+    """`self.catalog.pick(user_id)`: the user's id is the same on every request of theirs."""
+    src = _PICKED.replace("OWNER", "catalog").replace("CALL(user_query)", "pick(user_id)")
+    src = src.replace("(self, user_query)", "(self, user_id)")
+    assert _lines(src, "PL304") == []
+
+
+def test_prompts_picked_from_a_local_made_from_the_query_are_per_request() -> None:
+    """`q = user_query.strip()`, then `self.prompt_catalog.matching(q)`: the same request."""
+    src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL(user_query)", "matching(q)")
+    src = src.replace(
+        '        extra = ""\n', '        extra = ""\n        q = user_query.strip()\n'
+    )
+    assert _lines(src, "PL304") == [5]
+
+
+def test_prompts_picked_by_a_local_from_a_setting_are_not_per_request() -> None:
+    """`lang = self.language`, then `matching(lang)`: the local carries no request."""
+    src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL(user_query)", "matching(lang)")
+    src = src.replace('        extra = ""\n', '        extra = ""\n        lang = self.language\n')
+    assert _lines(src, "PL304") == []
+
+
+def test_a_pick_followed_by_a_lookup_of_each_picked_name_is_one_finding() -> None:
+    """`for name in self.selector.pick(user_query): extra += self.store.get_prompt(name)`: the
+    lookup is made from what was picked, found once, where it is picked."""
+    src = _PICKED.replace("OWNER", "selector").replace("CALL", "pick")
+    src = src.replace("self.prompts[name]", "self.store.get_prompt(name)")
+    assert _lines(src, "PL304") == [4]

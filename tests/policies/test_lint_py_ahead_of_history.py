@@ -1,0 +1,146 @@
+"""Per-request content in any message a request's list puts before its history, not only in
+the head system message: a second system message of notes, or a user message of context,
+ahead of `*history`. Each positive has twins that differ in the one thing the rule reads:
+where the message stands, what it is made from, and whether a history follows."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _lines(src: str, code: str) -> list[int]:
+    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
+
+
+_LIST = (
+    "def reply(client, history, user_message, persona):\n"
+    "    notes = crunch(user_message)\n"
+    '    msgs = [{"role": "system", "content": PROMPT},\n'
+    "            MESSAGE,\n"
+    "            *PAST,\n"
+    '            {"role": "user", "content": user_message}]\n'
+    '    return client.chat.completions.create(model="m", messages=msgs)\n'
+)
+
+
+def _src(message: str, past: str = "history") -> str:
+    return _LIST.replace("MESSAGE", message).replace("PAST", past)
+
+
+def test_a_second_system_message_of_per_request_notes_is_found() -> None:
+    src = _src('{"role": "system", "content": f"Notes: {notes}"}')
+    assert _lines(src, "PL304") == [4]
+
+
+def test_a_user_message_of_per_request_context_ahead_of_the_history_is_found() -> None:
+    src = _src('{"role": "user", "content": "Context: " + notes}')
+    assert _lines(src, "PL304") == [4]
+
+
+def test_the_same_list_written_in_the_call_is_found() -> None:
+    """Written in the call, its content a local: found where the local is made (line 2)."""
+    src = (
+        "def reply(client, history, user_message):\n"
+        "    notes = crunch(user_message)\n"
+        '    return client.chat.completions.create(model="m", messages=[\n'
+        '        {"role": "system", "content": PROMPT},\n'
+        '        {"role": "system", "content": notes},\n'
+        "        *history,\n"
+        '        {"role": "user", "content": user_message}])\n'
+    )
+    assert _lines(src, "PL304") == [2]
+
+
+def test_fixed_examples_ahead_of_the_history_are_silent() -> None:
+    src = _src('{"role": "assistant", "content": EXAMPLE_ANSWER}')
+    assert _lines(src, "PL304") == []
+
+
+def test_a_setting_of_the_conversation_ahead_of_the_history_is_silent() -> None:
+    """`persona` is handed in, not what this request brings."""
+    src = _src('{"role": "system", "content": f"Persona: {persona}"}')
+    assert _lines(src, "PL304") == []
+
+
+def test_the_historys_own_first_message_put_ahead_is_silent() -> None:
+    src = _src("history[0]", past="history[1:]")
+    assert _lines(src, "PL304") == []
+
+
+def test_notes_after_the_history_are_silent() -> None:
+    """The same notes placed after the history, beside the newest message: where they belong."""
+    src = (
+        "def reply(client, history, user_message):\n"
+        "    notes = crunch(user_message)\n"
+        '    msgs = [{"role": "system", "content": PROMPT}, *history,\n'
+        '            {"role": "system", "content": notes},\n'
+        '            {"role": "user", "content": user_message}]\n'
+        '    return client.chat.completions.create(model="m", messages=msgs)\n'
+    )
+    assert _lines(src, "PL304") == []
+
+
+def test_a_one_off_request_with_notes_is_silent() -> None:
+    """No history follows: nothing sent before is cached after the notes."""
+    src = (
+        "def reply(client, user_message):\n"
+        "    notes = crunch(user_message)\n"
+        '    msgs = [{"role": "system", "content": PROMPT},\n'
+        '            {"role": "system", "content": notes},\n'
+        '            {"role": "user", "content": user_message}]\n'
+        '    return client.chat.completions.create(model="m", messages=msgs)\n'
+    )
+    assert _lines(src, "PL304") == []
+
+
+_SUM = (
+    "def reply(client, history, tool_results, user_message):\n"
+    "    notes = crunch(user_message)\n"
+    '    msgs = [{"role": "system", "content": PROMPT},\n'
+    '            {"role": "system", "content": f"Notes: {notes}"}] + PART + [\n'
+    '            {"role": "user", "content": user_message}]\n'
+    '    return client.chat.completions.create(model="m", messages=msgs)\n'
+)
+
+
+def test_notes_ahead_of_the_history_in_a_sum_of_lists_are_found() -> None:
+    assert _lines(_SUM.replace("PART", "history[-10:]"), "PL304") == [4]
+
+
+def test_a_sum_without_the_history_is_a_one_off_request() -> None:
+    """`+ EXAMPLES`: a module's fixed list, not a conversation sent before."""
+    assert _lines(_SUM.replace("PART", "EXAMPLES"), "PL304") == []
+
+
+def test_a_spread_of_another_list_first_is_not_read_as_the_history() -> None:
+    """`[system, notes, *examples, *history, user]`: read up to the first spread only, and
+    that spread is not the history."""
+    src = _src('{"role": "system", "content": f"Notes: {notes}"}', past="EXAMPLES, *history")
+    assert _lines(src, "PL304") == []
+
+
+_APPENDED = (
+    "def reply(client, history, tool_results, user_message):\n"
+    "    notes = crunch(user_message)\n"
+    '    msgs = [{"role": "system", "content": PROMPT}]\n'
+    '    msgs.append({"role": "user", "content": f"Context: {notes}"})\n'
+    "    msgs.extend(ADDED)\n"
+    '    msgs.append({"role": "user", "content": user_message})\n'
+    '    return client.chat.completions.create(model="m", messages=msgs)\n'
+)
+
+
+def test_a_context_message_appended_before_the_history_is_found() -> None:
+    assert _lines(_APPENDED.replace("ADDED", "history"), "PL304") == [4]
+
+
+def test_a_message_appended_before_other_messages_is_not_ahead_of_a_history() -> None:
+    """`msgs.extend(EXAMPLES)`: fixed examples, no history, follow the context message."""
+    assert _lines(_APPENDED.replace("ADDED", "EXAMPLES"), "PL304") == []
+
+
+def test_a_context_message_appended_after_the_history_is_silent() -> None:
+    src = _APPENDED.replace("ADDED", "history")
+    lines = src.splitlines(keepends=True)
+    lines[3], lines[4] = lines[4], lines[3]
+    assert _lines("".join(lines), "PL304") == []

@@ -1,0 +1,61 @@
+"""A history kept in a bounded queue (`deque(maxlen=n)`) is a sliding window by construction:
+once full, each message added drops the oldest, and the first message after the system prompt
+changes every turn. Found where the queue is made, when the module sends it; each positive has
+a twin that differs in the one thing the rule reads."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _lines(src: str, code: str) -> list[int]:
+    return [f.line for f in lint_source(src, "bot.py") if f.code == code]
+
+
+_BOT = (
+    "from collections import defaultdict, deque\n"
+    "\n"
+    "class Bot:\n"
+    "    def __init__(self):\n"
+    "        self.TARGET = QUEUE\n"
+    "\n"
+    "    def reply(self, client, user_message):\n"
+    '        self.history.append({"role": "user", "content": user_message})\n'
+    '        msgs = [{"role": "system", "content": PROMPT}, *self.history]\n'
+    '        return client.chat.completions.create(model="m", messages=SENT)\n'
+)
+
+
+def _src(target: str = "history", queue: str = "deque(maxlen=20)", sent: str = "msgs") -> str:
+    return _BOT.replace("TARGET", target).replace("QUEUE", queue).replace("SENT", sent)
+
+
+def test_a_bounded_queue_of_the_sent_history_is_a_window() -> None:
+    assert _lines(_src(), "PL303") == [5]
+
+
+def test_a_bounded_queue_given_as_the_messages_is_a_window() -> None:
+    assert _lines(_src(sent="list(self.history)"), "PL303") == [5]
+
+
+def test_bounded_queues_made_per_chat_by_a_factory_are_windows() -> None:
+    src = _src(target="histories", queue="defaultdict(lambda: deque(maxlen=20))")
+    src = src.replace("*self.history]", "*self.histories[user_message]]")
+    assert _lines(src, "PL303") == [5]
+
+
+def test_an_unbounded_queue_is_no_window() -> None:
+    assert _lines(_src(queue="deque()"), "PL303") == []
+    assert _lines(_src(queue="deque(maxlen=None)"), "PL303") == []
+
+
+def test_a_bounded_queue_of_something_else_is_no_window() -> None:
+    """`self.latencies = deque(maxlen=20)`: not a conversation."""
+    src = _src(target="latencies")
+    assert _lines(src, "PL303") == []
+
+
+def test_a_bounded_history_the_module_never_sends_is_no_window() -> None:
+    """Kept for display: the request is given only the newest message."""
+    src = _src(sent='[{"role": "user", "content": user_message}]')
+    assert _lines(src, "PL303") == []

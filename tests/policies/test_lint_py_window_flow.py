@@ -1,0 +1,66 @@
+"""A history window found by where the cut list goes, whatever it is called: the history read
+from its owner under another name (`items = state["messages"]`) and a window bound to a local
+that is then joined into the list a later request is given (`msgs = [system, *kept, user]`).
+Each positive has a twin that differs in the one step the rule follows."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _lines(src: str, code: str) -> list[int]:
+    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
+
+
+_JOINED = (
+    "def reply(client, state, user_message):\n"
+    "    items = SOURCE\n"
+    "    kept = items[-10:]\n"
+    '    msgs = [{"role": "system", "content": PROMPT}, *kept,\n'
+    '            {"role": "user", "content": user_message}]\n'
+    "    SEND\n"
+)
+_SEND = 'return client.chat.completions.create(model="m", messages=msgs)'
+
+
+def test_a_window_of_the_history_read_under_another_name_is_found() -> None:
+    src = _JOINED.replace("SOURCE", 'state["messages"]').replace("SEND", _SEND)
+    assert _lines(src, "PL303") == [3]
+
+
+def test_a_window_joined_into_the_sent_list_through_two_locals_is_found() -> None:
+    src = _JOINED.replace("SOURCE", 'state["messages"]').replace(
+        "SEND", "final = msgs + []\n    " + _SEND.replace("messages=msgs", "messages=final")
+    )
+    assert _lines(src, "PL303") == [3]
+
+
+def test_the_last_items_of_another_list_are_no_window() -> None:
+    """`items = state["documents"]`: the newest documents, not the conversation."""
+    src = _JOINED.replace("SOURCE", 'state["documents"]').replace("SEND", _SEND)
+    assert _lines(src, "PL303") == []
+
+
+def test_a_window_joined_into_a_list_that_is_only_logged_is_no_window() -> None:
+    """The same list printed, never given to a request."""
+    src = _JOINED.replace("SOURCE", 'state["messages"]').replace("SEND", "print(msgs)")
+    assert _lines(src, "PL303") == []
+
+
+def test_a_window_read_into_text_for_a_summary_is_not_followed_as_a_list() -> None:
+    """`"\\n".join(...)` of the window is text, not the list joined into the request."""
+    src = (
+        "def reply(client, state, user_message):\n"
+        '    items = state["messages"]\n'
+        "    kept = items[-10:]\n"
+        '    digest = "; ".join(m["content"] for m in kept)\n'
+        '    msgs = [{"role": "user", "content": "Sum up: " + digest}]\n'
+        '    return client.chat.completions.create(model="m", messages=msgs)\n'
+    )
+    assert _lines(src, "PL303") == []
+
+
+def test_a_window_of_a_history_parameter_joined_into_the_sent_list_is_found() -> None:
+    src = _JOINED.replace("items = SOURCE", "items = history").replace("SEND", _SEND)
+    src = src.replace("(client, state, user_message)", "(client, history, user_message)")
+    assert _lines(src, "PL303") == [3]
