@@ -1,0 +1,134 @@
+"""TypeScript: what a function of the same file does is read from its body, not guessed from
+its name. A helper named like a request (`generateFollowUpQuestions`) whose body asks no
+model is no request of a conversation, so a value reaching only one-shot requests beside it
+is dropped; and a history cut that a helper returns (`lastTurns(h)`) is a window where the
+helper's call is sent as the history. Each test has twins that must keep their old result."""
+
+from __future__ import annotations
+
+from tests.helpers.lintfind import line_codes as _codes
+
+_ONE_SHOT = (
+    "import OpenAI from 'openai'\n"
+    "const client = new OpenAI()\n"
+    "export async function generateAnswer(prompt: string) {\n"
+    "  const text = buildContextualPrompt(prompt)\n"
+    "  const out = await client.chat.completions.create({\n"
+    "    model: 'gpt-4o',\n"
+    "    messages: [{ role: 'system', content: 'Help.' }, { role: 'user', content: text }],\n"
+    "  })\n"
+    "  const content = out.choices[0].message.content ?? ''\n"
+    "  return { content, more: generateFollowUps(content) }\n"
+    "}\n"
+    "function buildContextualPrompt(prompt: string): string {\n"
+    "  return `Time: ${new Date().toISOString()}\\n${prompt}`\n"
+    "}\n"
+    "function generateFollowUps(content: string): string[] {\n"
+    "  return content.split('\\n').filter((l) => l.endsWith('?'))\n"
+    "}\n"
+)
+
+
+def test_a_helper_named_for_asking_that_asks_nothing_is_no_request() -> None:
+    # The only request is a fresh system and user pair; the helper splits text.
+    assert _codes(_ONE_SHOT, "client.ts") == []
+
+
+def test_a_helper_that_asks_a_model_is_still_a_request() -> None:
+    asks = _ONE_SHOT.replace(
+        "  return content.split('\\n').filter((l) => l.endsWith('?'))\n",
+        "  return chatWith(history, content)\n",
+    )
+    assert (13, "PL101") in _codes(asks, "client.ts")
+    # One that posts to a server may ask a model there.
+    posts = _ONE_SHOT.replace(
+        "  return content.split('\\n').filter((l) => l.endsWith('?'))\n",
+        "  return fetch('/api/more', { method: 'POST', body: content })\n",
+    )
+    assert (13, "PL101") in _codes(posts, "client.ts")
+    # A helper defined in another file is not read: its name still counts.
+    elsewhere = _ONE_SHOT.split("function generateFollowUps")[0]
+    assert (13, "PL101") in _codes(elsewhere, "client.ts")
+
+
+def test_a_method_read_through_this() -> None:
+    src = (
+        "import OpenAI from 'openai'\n"
+        "class Helper {\n"
+        "  client = new OpenAI()\n"
+        "  async answer(q: string) {\n"
+        "    const out = await this.client.chat.completions.create({\n"
+        "      model: 'gpt-4o',\n"
+        "      messages: [{ role: 'system', content: `Now: ${new Date().toISOString()}` },\n"
+        "        { role: 'user', content: q }],\n"
+        "    })\n"
+        "    return this.generateSummary(out.choices[0].message.content ?? '')\n"
+        "  }\n"
+        "  generateSummary(text: string): string {\n"
+        "    return text.slice(0, 200)\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src, "helper.ts") == []
+    # The same method asking the model with the conversation: a request of it.
+    asks = src.replace(
+        "    return text.slice(0, 200)\n",
+        "    return this.client.chat.completions.create({ model: 'gpt-4o', messages: this.log })\n",
+    )
+    assert (7, "PL101") in _codes(asks, "helper.ts")
+
+
+_HELPER_WINDOW = (
+    "import OpenAI from 'openai'\n"
+    "const openai = new OpenAI()\n"
+    "function lastTurns(h: Msg[]) {\n"
+    "  return h.slice(-8)\n"
+    "}\n"
+    "export async function reply(history: Msg[], text: string) {\n"
+    "  return openai.chat.completions.create({\n"
+    "    model: 'gpt-4o',\n"
+    "    messages: [{ role: 'system', content: 'x' }, ...lastTurns(history),\n"
+    "      { role: 'user', content: text }],\n"
+    "  })\n"
+    "}\n"
+)
+
+
+def test_a_window_returned_by_a_helper_and_sent_as_the_history() -> None:
+    assert _codes(_HELPER_WINDOW, "chat.ts") == [(4, "PL303")]
+    # An arrow function bound to a name, its call bound to a local that is spread.
+    arrow = (
+        "const tail = (h: Msg[], n = 6) => h.slice(-n)\n"
+        "export async function reply(client: Client, history: Msg[]) {\n"
+        "  const recent = tail(history)\n"
+        "  return client.chat.completions.create({\n"
+        "    model: 'm', messages: [{ role: 'system', content: 'x' }, ...recent] })\n"
+        "}\n"
+    )
+    assert _codes(arrow, "chat.ts") == [(1, "PL303")]
+
+
+def test_a_cut_returned_by_a_helper_but_not_sent_as_history_is_quiet() -> None:
+    # The helper's result is written as text (an id's last characters): no message list.
+    text = (
+        _HELPER_WINDOW.replace("...lastTurns(history),", "")
+        .replace("content: text }", "content: `${lastTurns(requestId)}` }")
+        .replace("history: Msg[], text", "requestId")
+        .replace("lastTurns", "tailOf")  # a name for turns is a conversation's text (PL305)
+    )
+    assert _codes(text, "chat.ts") == []
+    # Its call feeds a title request: a side task's recent turns, not the history.
+    titled = (
+        "function lastTurns(h: Msg[]) {\n"
+        "  return h.slice(-8)\n"
+        "}\n"
+        "export async function generateTitle(client: Client, history: Msg[]) {\n"
+        "  return client.chat.completions.create({\n"
+        "    model: 'm',\n"
+        "    messages: [{ role: 'system', content: 'Title it' }, ...lastTurns(history)] })\n"
+        "}\n"
+    )
+    assert _codes(titled, "chat.ts") == []
+    # A helper nobody in the file calls: where it goes is not seen.
+    uncalled = _HELPER_WINDOW.replace("...lastTurns(history),", "...history,")
+    assert _codes(uncalled, "chat.ts") == []
