@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import HISTORY_WORDS, words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
-from .syntax import FUNCTIONS, Source, object_pairs, string_value, unwrap, walk
+from .syntax import FUNCTIONS, Source, callee_name, object_pairs, string_value, unwrap, walk
 
 _COPIES = frozenset({"slice", "concat", "map", "from"})
 _ASSIGN = frozenset({"assignment_expression", "augmented_assignment_expression"})
@@ -159,12 +159,22 @@ def _at_head(src: Source, obj: Node) -> bool:
 
 
 def _role(src: Source, node: Node) -> tuple[str, Node | None] | None:
+    """A message's role and its text (`content`, or Gemini's `parts`)."""
     node = unwrap(node)
     if node.type != "object":
         return None
     got = object_pairs(src, node)
     role = string_value(src, got.get("role"))
-    return (role, got.get("content")) if role is not None else None
+    return (role, got.get("content") or got.get("parts")) if role is not None else None
+
+
+def _spreads(value: Node) -> bool:
+    """An array literal that spreads another list into it (`[...history, turn]`)."""
+    return value.type == "array" and any(e.type == "spread_element" for e in value.named_children)
+
+
+# A chat session's calls that send the newest turn (Gemini's `chat.sendMessage(text)`).
+_SEND_TURN = frozenset({"sendMessage", "sendMessageStream"})
 
 
 class _Function:
@@ -217,8 +227,64 @@ class _Function:
                 continue
             args = n.child_by_field_name("arguments")
             for a in args.named_children if args is not None else []:
-                if a.type == "object" and "messages" in (got := object_pairs(self.src, a)):
+                if a.type != "object":
+                    continue
+                got = object_pairs(self.src, a)
+                if "messages" in got:
                     yield a, unwrap(got["messages"])
+                elif (sent := self._gemini_turns(n, got)) is not None:
+                    yield a, sent
+
+    def _gemini_turns(self, call: Node, got: dict[str, Node]) -> Node | None:
+        """Gemini's spelling of a conversation sent: `startChat({ history })`, or `contents`
+        beside the model or its config (`generateContent({ model, contents, config })`) where
+        it holds earlier turns (an array with a spread, or a local named for the history): a
+        prompt's text sent as `contents` is one turn, not a conversation."""
+        if callee_name(self.src, call) == "startChat" and "history" in got:
+            history = unwrap(got["history"])
+            return None if history.type == "array" and not history.named_children else history
+        if "contents" not in got or not got.keys() & {"model", "config", "systemInstruction"}:
+            return None
+        sent = unwrap(got["contents"])
+        if sent.type == "identifier":
+            values = [unwrap(v) for v in self.assigned.get(self.src.text(sent), [])]
+            if set(words(self.src.text(sent))) & HISTORY_WORDS or any(_spreads(v) for v in values):
+                return sent
+            return None
+        return sent if _spreads(sent) else None
+
+    def system_heads(self, request: Node) -> list[Node]:
+        """The system prompt beside a request: its `system` (Anthropic, the AI SDK), Gemini's
+        `systemInstruction` in it or in its `config`, and, for a Gemini conversation, the
+        `systemInstruction` its model was made with in this function
+        (`getGenerativeModel({ model, systemInstruction })`)."""
+        got = object_pairs(self.src, request)
+        heads = [got[k] for k in ("system", "systemInstruction") if k in got]
+        config = unwrap(got["config"]) if "config" in got else None
+        if config is not None and config.type == "object":
+            heads += [
+                v for k, v in object_pairs(self.src, config).items() if k == "systemInstruction"
+            ]
+        if "messages" not in got and not heads:
+            for n in self.nodes:
+                if n.type == "object" and n.parent is not None and n.parent.type == "arguments":
+                    made = n.parent.parent
+                    if made is not None and callee_name(self.src, made) == "getGenerativeModel":
+                        heads += [
+                            v
+                            for k, v in object_pairs(self.src, n).items()
+                            if k == "systemInstruction"
+                        ]
+        return heads
+
+    def newest_sent(self) -> set[str]:
+        """The names a chat's newest turn is sent from (`chat.sendMessage(text)`)."""
+        out: set[str] = set()
+        for n in self.nodes:
+            if n.type == "call_expression" and callee_name(self.src, n) in _SEND_TURN:
+                args = n.child_by_field_name("arguments")
+                out |= _names(self.src, args)
+        return out
 
     def builds(self, value: Node) -> bool:
         """Whether a value is a message list written here: an array literal with a message in
@@ -393,6 +459,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                 r = _role(src, n) if n.type == "object" else None
                 if r is not None and r[0] == "user" and not _at_head(src, n):
                     seeds |= _names(src, r[1])
+            seeds |= f.newest_sent()
             made = f.made(seeds - {"this"} - ({name} if arrays else set()), name)
             if name:
                 # Writes before the end of a list that holds a history: a breaker on the kept
@@ -412,10 +479,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                         out.append(
                             src.finding(node, "PL303", history_message(write, code, kept=kept))
                         )
-            heads: list[Node] = []
-            system = object_pairs(src, request).get("system") if request.type == "object" else None
-            if system is not None:
-                heads.append(system)
+            heads = f.system_heads(request) if request.type == "object" else []
             for arr in arrays:
                 first = next(iter(arr.named_children), None)
                 r = _role(src, first) if first is not None else None

@@ -132,3 +132,105 @@ def test_a_cut_returned_by_a_helper_but_not_sent_as_history_is_quiet() -> None:
     # A helper nobody in the file calls: where it goes is not seen.
     uncalled = _HELPER_WINDOW.replace("...lastTurns(history),", "...history,")
     assert _codes(uncalled, "chat.ts") == []
+
+
+_GEMINI_CHAT = (
+    "import { GoogleGenerativeAI } from '@google/generative-ai'\n"
+    "const genAI = new GoogleGenerativeAI(process.env.KEY!)\n"
+    "export async function reply(history: Turn[], text: string, memory: Memory) {\n"
+    "  const recalled = await memory.search(text)\n"
+    "  const model = genAI.getGenerativeModel({\n"
+    "    model: 'gemini-1.5-flash',\n"
+    "    systemInstruction: `You are a friend. You remember: ${recalled.join('; ')}`,\n"
+    "  })\n"
+    "  const chat = model.startChat({ history })\n"
+    "  const r = await chat.sendMessage(text)\n"
+    "  return r.response.text()\n"
+    "}\n"
+)
+
+
+def test_gemini_system_instruction_made_from_the_newest_turn() -> None:
+    # What is recalled for the turn sent by `sendMessage` heads the chat's history.
+    assert _codes(_GEMINI_CHAT, "gemini.ts") == [(7, "PL304")]
+    # The same request in one call, with the config's instruction and the turns as contents.
+    one_call = (
+        "import { GoogleGenAI } from '@google/genai'\n"
+        "const ai = new GoogleGenAI({})\n"
+        "export async function reply(history: Turn[], input: string, index: Index) {\n"
+        "  const hits = await index.lookup(input)\n"
+        "  const res = await ai.models.generateContent({\n"
+        "    model: 'gemini-2.5-flash',\n"
+        "    contents: [...history, { role: 'user', parts: [{ text: input }] }],\n"
+        "    config: { systemInstruction: `Answer from: ${hits}` },\n"
+        "  })\n"
+        "  return res.text\n"
+        "}\n"
+    )
+    assert _codes(one_call, "gemini.ts") == [(8, "PL304")]
+
+
+def test_gemini_near_misses_stay_quiet() -> None:
+    # A fixed instruction, or one made from the character the caller set for the chat.
+    fixed = _GEMINI_CHAT.replace("${recalled.join('; ')}", "only kind things")
+    assert _codes(fixed, "gemini.ts") == []
+    persona = _GEMINI_CHAT.replace("${recalled.join('; ')}", "${memory.name}")
+    assert _codes(persona, "gemini.ts") == []
+    # A fresh chat for one message: no earlier turn is sent after the instruction.
+    fresh = _GEMINI_CHAT.replace("startChat({ history })", "startChat({ history: [] })")
+    assert _codes(fresh, "gemini.ts") == []
+    # One prompt sent as the contents, no history: a one-shot request.
+    one_shot = (
+        "import { GoogleGenAI } from '@google/genai'\n"
+        "const ai = new GoogleGenAI({})\n"
+        "export async function answer(prompt: string, index: Index) {\n"
+        "  const hits = await index.lookup(prompt)\n"
+        "  const res = await ai.models.generateContent({\n"
+        "    model: 'gemini-2.5-flash',\n"
+        "    contents: prompt,\n"
+        "    config: { systemInstruction: `Answer from: ${hits}` },\n"
+        "  })\n"
+        "  return res.text\n"
+        "}\n"
+    )
+    assert _codes(one_shot, "gemini.ts") == []
+
+
+_LC_TEMPLATE = (
+    "import { ChatPromptTemplate, MessagesPlaceholder } from '@langchain/core/prompts'\n"
+    "const prompt = ChatPromptTemplate.fromMessages([\n"
+    "  ['system', 'You are {name}. Answer using:\\n{context}'],\n"
+    "  new MessagesPlaceholder('history'),\n"
+    "  ['human', '{input}'],\n"
+    "])\n"
+    "export async function answer(input: string, history: Msg[], retriever: R, llm: L) {\n"
+    "  const docs = await retriever.invoke(input)\n"
+    "  const chain = prompt.pipe(llm)\n"
+    "  return chain.invoke({ name: 'Ada', context: docs.join('\\n'), history, input })\n"
+    "}\n"
+)
+
+
+def test_a_chat_template_system_slot_filled_from_the_newest_message() -> None:
+    # What the retriever found for the human slot's value heads the replayed history.
+    assert _codes(_LC_TEMPLATE, "rag.ts") == [(10, "PL304")]
+    # The system template spelt as a class, the template filled directly.
+    spelt = _LC_TEMPLATE.replace(
+        "['system', 'You are {name}. Answer using:\\n{context}']",
+        "SystemMessagePromptTemplate.fromTemplate('Answer using:\\n{context}')",
+    ).replace("chain.invoke(", "prompt.formatMessages(")
+    assert _codes(spelt, "rag.ts") == [(10, "PL304")]
+
+
+def test_chat_template_near_misses_stay_quiet() -> None:
+    # The slot filled from the caller's settings for the conversation.
+    settled = _LC_TEMPLATE.replace("context: docs.join('\\n')", "context: settings.guide")
+    assert _codes(settled, "rag.ts") == []
+    # No history after the system message: a one-shot question.
+    one_shot = _LC_TEMPLATE.replace("  new MessagesPlaceholder('history'),\n", "")
+    assert _codes(one_shot, "rag.ts") == []
+    # The retrieved text in the human message's own slot: the newest turn, where it belongs.
+    in_turn = _LC_TEMPLATE.replace("Answer using:\\n{context}'", "Answer.'").replace(
+        "['human', '{input}']", "['human', '{context}\\n{input}']"
+    )
+    assert _codes(in_turn, "rag.ts") == []
