@@ -129,15 +129,22 @@ Importers = Callable[[str, str], list[tuple[Source, str]]]
 def drop_unreached(
     src: Source, found: list[Finding], importers: Importers | None = None
 ) -> list[Finding]:
-    if not any(decided_by_reach(f.code) for f in found):
+    if not any(decided_by_reach(f.code) or f.code in _SHAPES for f in found):
         return found
     index = _Index(src, importers)
     unsent = {
         i
         for i, f in enumerate(found)
-        if decided_by_reach(f.code) and index.unsent(f.line, sink_line(f))
+        if (decided_by_reach(f.code) and index.unsent(f.line, sink_line(f)))
+        or (f.code in _SHAPES and index.in_test_at(f.line))
     }
     return keep(found, unsent)
+
+
+# The history's own shapes (a window, a side request): not decided by the requests a value
+# reaches, but code that runs only as a test's body (`it("caps the history", ...)`) asks no
+# model of a user's conversation: an assertion reads what it builds.
+_SHAPES = frozenset({"PL303", "PL305"})
 
 
 class _Index:
@@ -178,6 +185,12 @@ class _Index:
         ):
             return True  # a serialiser's copy of a prompt built and sent elsewhere
         return one_shot_only(self.reached(fn, 0, set()))
+
+    def in_test_at(self, line: int) -> bool:
+        """Whether `line` lies in a test: a function named for testing, or a callback handed
+        to `it`, `test`, `describe` or a hook of theirs."""
+        fn = self.around(line)
+        return fn is not None and self._in_test(fn)
 
     def _route(self, fn: Node) -> bool:
         """A callback that handles one HTTP request: handed (directly or through a wrapper,

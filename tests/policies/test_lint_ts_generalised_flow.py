@@ -1,8 +1,12 @@
-"""TypeScript: what a function of the same file does is read from its body, not guessed from
-its name. A helper named like a request (`generateFollowUpQuestions`) whose body asks no
-model is no request of a conversation, so a value reaching only one-shot requests beside it
-is dropped; and a history cut that a helper returns (`lastTurns(h)`) is a window where the
-helper's call is sent as the history. Each test has twins that must keep their old result."""
+"""TypeScript rules written for code not yet seen (the sixth pass): what a function of the same
+file does is read from its body and its callers, not guessed from its name, and the other SDKs'
+spellings of a conversation are followed like `messages`. A helper named like a request whose
+body asks no model is no request; a history cut a helper returns is a window where its call is
+sent as the history; Gemini's `systemInstruction` and the Responses API's `instructions` head
+the turns sent after them; every leading system message heads the history; a builder's
+parameter that its caller fills from the request is that request's content; a LangChain.js
+template's system slot filled from the human slot's value; and no window is read in a test's
+body or in a capped list of records. Each test has twins that must keep their old result."""
 
 from __future__ import annotations
 
@@ -234,3 +238,127 @@ def test_chat_template_near_misses_stay_quiet() -> None:
         "['human', '{input}']", "['human', '{context}\\n{input}']"
     )
     assert _codes(in_turn, "rag.ts") == []
+
+
+def test_a_window_inside_a_test_callback_is_no_breaker() -> None:
+    src = (
+        "describe('chat history', () => {\n"
+        "  it('keeps the newest', async () => {\n"
+        "    const page = await client.getHistory({ limit: 50 })\n"
+        "    const recent = history.slice(-10)\n"
+        "    expect(recent.length).toBe(10)\n"
+        "  })\n"
+        "})\n"
+        "export function contextFor(history: Msg[]) {\n"
+        "  return history.slice(-10)\n"
+        "}\n"
+    )
+    # The product code beside the test keeps its finding; the test's own cuts are assertions.
+    assert _codes(src, "history.test.ts") == [(9, "PL303")]
+
+
+_METRICS = (
+    "export class Monitor {\n"
+    "  private metricsHistory: Metric[] = []\n"
+    "  record(cpu: number) {\n"
+    "    const metrics = { timestamp: Date.now(), cpu, memory: process.memoryUsage() }\n"
+    "    this.metricsHistory.push(metrics)\n"
+    "    if (this.metricsHistory.length > 100) {\n"
+    "      this.metricsHistory.shift()\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_capped_history_of_records_is_no_conversation() -> None:
+    assert _codes(_METRICS, "monitor.ts") == []
+    # The same cap on a list of messages (they have a role and a text) is a window.
+    chat = _METRICS.replace(
+        "timestamp: Date.now(), cpu, memory: process.memoryUsage()", "role: 'user', content: text"
+    ).replace("cpu: number", "text: string")
+    assert (7, "PL303") in _codes(chat, "monitor.ts")
+    # Items whose shape is not seen (handed in) say nothing: still a window.
+    handed = _METRICS.replace(
+        "    const metrics = { timestamp: Date.now(), cpu, memory: process.memoryUsage() }\n", ""
+    ).replace("record(cpu: number)", "record(metrics: Metric)")
+    assert (6, "PL303") in _codes(handed, "monitor.ts")
+
+
+_SECOND_SYSTEM = (
+    "import OpenAI from 'openai'\n"
+    "const openai = new OpenAI()\n"
+    "export async function reply(history: Msg[], text: string, kb: Kb) {\n"
+    "  const facts = await kb.lookup(text)\n"
+    "  return openai.chat.completions.create({\n"
+    "    model: 'gpt-4.1',\n"
+    "    messages: [\n"
+    "      { role: 'system', content: 'Be brief.' },\n"
+    "      { role: 'system', content: `Use: ${facts}` },\n"
+    "      ...history,\n"
+    "      { role: 'user', content: text },\n"
+    "    ],\n"
+    "  })\n"
+    "}\n"
+)
+
+
+def test_every_leading_system_message_heads_the_history() -> None:
+    assert _codes(_SECOND_SYSTEM, "chat.ts") == [(9, "PL304")]
+    # Put after the history, next to the newest turn, it is where it belongs.
+    after = _SECOND_SYSTEM.replace(
+        "      { role: 'system', content: `Use: ${facts}` },\n      ...history,\n",
+        "      ...history,\n      { role: 'system', content: `Use: ${facts}` },\n",
+    )
+    assert _codes(after, "chat.ts") == []
+    # A second fixed system message is nothing made per request.
+    fixed = _SECOND_SYSTEM.replace("`Use: ${facts}`", "'Use the tools.'")
+    assert _codes(fixed, "chat.ts") == []
+
+
+def test_responses_api_instructions_beside_the_replayed_turns() -> None:
+    src = (
+        "import OpenAI from 'openai'\n"
+        "const openai = new OpenAI()\n"
+        "export async function reply(history: Msg[], text: string, kb: Kb) {\n"
+        "  const facts = await kb.lookup(text)\n"
+        "  const res = await openai.responses.create({\n"
+        "    model: 'gpt-4.1',\n"
+        "    instructions: `Use: ${facts}`,\n"
+        "    input: [...history, { role: 'user', content: text }],\n"
+        "  })\n"
+        "  return res.output_text\n"
+        "}\n"
+    )
+    assert _codes(src, "chat.ts") == [(7, "PL304")]
+    # One question as the input, no earlier turns: a one-shot request.
+    one_shot = src.replace("input: [...history, { role: 'user', content: text }]", "input: text")
+    assert _codes(one_shot, "chat.ts") == []
+
+
+_BUILDER = (
+    "import OpenAI from 'openai'\n"
+    "const openai = new OpenAI()\n"
+    "function buildMessages(history: Msg[], text: string, notes: string) {\n"
+    "  return [{ role: 'system', content: notes }, ...history, { role: 'user', content: text }]\n"
+    "}\n"
+    "export async function reply(history: Msg[], text: string, kb: Kb, persona: string) {\n"
+    "  const facts = await kb.lookup(text)\n"
+    "  return openai.chat.completions.create({\n"
+    "    model: 'gpt-4.1', messages: buildMessages(history, text, facts) })\n"
+    "}\n"
+)
+
+
+def test_a_builder_parameter_its_caller_fills_from_the_request() -> None:
+    assert _codes(_BUILDER, "chat.ts") == [(4, "PL304")]
+    # The caller hands the persona it was given for the conversation: nothing per request.
+    settled = _BUILDER.replace(
+        "buildMessages(history, text, facts)", "buildMessages(history, text, persona)"
+    )
+    assert _codes(settled, "chat.ts") == []
+    # A builder nobody in the file calls: its caller is not seen.
+    uncalled = _BUILDER.replace(
+        "messages: buildMessages(history, text, facts)", "messages: history"
+    )
+    assert _codes(uncalled, "chat.ts") == []
