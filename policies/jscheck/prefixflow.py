@@ -290,12 +290,22 @@ class _Function:
         return heads
 
     def newest_sent(self) -> set[str]:
-        """The names a chat's newest turn is sent from (`chat.sendMessage(text)`)."""
+        """The names a Gemini chat's newest turn is sent from (`chat.sendMessage(text)`, where
+        `chat = model.startChat(...)` here): not a messenger's `bot.sendMessage(chatId, ...)`."""
         out: set[str] = set()
         for n in self.nodes:
-            if n.type == "call_expression" and callee_name(self.src, n) in _SEND_TURN:
-                args = n.child_by_field_name("arguments")
-                out |= _names(self.src, args)
+            if n.type != "call_expression" or callee_name(self.src, n) not in _SEND_TURN:
+                continue
+            f = n.child_by_field_name("function")
+            chat = f.child_by_field_name("object") if f is not None else None
+            if chat is None or chat.type != "identifier":
+                continue
+            made = [unwrap(v) for v in self.assigned.get(self.src.text(chat), [])]
+            if any(
+                v.type == "call_expression" and callee_name(self.src, v) == "startChat"
+                for v in made
+            ):
+                out |= _names(self.src, n.child_by_field_name("arguments"))
         return out
 
     def builds(self, value: Node) -> bool:

@@ -362,3 +362,55 @@ def test_a_builder_parameter_its_caller_fills_from_the_request() -> None:
         "messages: buildMessages(history, text, facts)", "messages: history"
     )
     assert _codes(uncalled, "chat.ts") == []
+
+
+_PUSHED = (
+    "export async function turn(client: Client, history: Msg[], text: string) {\n"
+    "  const msgs: Msg[] = []\n"
+    "  msgs.push({ role: 'system', content: `Now ${new Date().toISOString()}` })\n"
+    "  msgs.push(...history)\n"
+    "  msgs.push({ role: 'user', content: text })\n"
+    "  return client.chat.completions.create({ model: 'm', messages: msgs })\n"
+    "}\n"
+)
+
+
+def test_a_system_message_pushed_after_the_history_heads_nothing() -> None:
+    # Pushed first onto an empty list: the list's head, as before.
+    assert _codes(_PUSHED, "turn.ts") == [(3, "PL101")]
+    # Pushed after the history was put in: it follows the history.
+    after = _PUSHED.replace(
+        "  msgs.push({ role: 'system', content: `Now ${new Date().toISOString()}` })\n"
+        "  msgs.push(...history)\n",
+        "  msgs.push(...history)\n"
+        "  msgs.push({ role: 'system', content: `Now ${new Date().toISOString()}` })\n",
+    )
+    assert _codes(after, "turn.ts") == []
+    # Onto a stored conversation's field: appended to what it holds.
+    stored = (
+        "export async function note(conversation: Conversation, message: string) {\n"
+        "  conversation.messages.push({ role: 'system', content: `${message} ${new Date()}` })\n"
+        "  await conversation.save()\n"
+        "}\n"
+    )
+    assert _codes(stored, "notes.ts") == []
+    # Onto the instance's own list (`this.messages`): may be its first message; still read.
+    own = stored.replace("conversation.messages.push", "this.messages.push")
+    assert (2, "PL101") in _codes(own, "notes.ts")
+
+
+def test_a_messenger_send_is_no_newest_turn() -> None:
+    # `bot.sendMessage(chatId, ...)` posts the answer to a chat: the chat's id is the
+    # conversation's, not this request's content.
+    src = (
+        "export async function onText(bot: Bot, client: Client, chatId: number, history: Msg[]) {\n"
+        "  const system = `You talk in chat ${chatId}.`\n"
+        "  const res = await client.chat.completions.create({\n"
+        "    model: 'm', messages: [{ role: 'system', content: system }, ...history] })\n"
+        "  await bot.sendMessage(chatId, res.choices[0].message.content)\n"
+        "}\n"
+    )
+    assert _codes(src, "bot.ts") == []
+    # The same call on a Gemini chat sends the newest turn.
+    gemini = _GEMINI_CHAT.replace("${recalled.join('; ')}", "${text.length}")
+    assert _codes(gemini, "gemini.ts") == [(7, "PL304")]
