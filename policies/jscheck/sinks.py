@@ -793,7 +793,12 @@ class SinkCheck:
         role = string_value(src, pairs.get("role"))
         if role is not None:
             content = pairs.get("content")
-            if role in _SYSTEM_ROLES and content is not None and not self._appended(obj):
+            if (
+                role in _SYSTEM_ROLES
+                and content is not None
+                and not self._appended(obj)
+                and not _emitted(src, obj)
+            ):
                 self._sink_of_one_off(
                     lambda: self._one_off_message(obj),
                     lambda: self.text_sink(content, f"a {role} message", obj),
@@ -1556,6 +1561,23 @@ _FETCHED_CONTEXT = frozenset(
 )
 _QUESTION_SLOTS = frozenset({"question", "query", "input", "message", "request"})
 _FORMAT_WORDS = frozenset({"json", "text", "str", "string", "block", "xml", "md", "section"})
+
+
+# Calls that hand a value to a client or a listener, not to a model: an event emitted
+# (`io.emit("new_message", { role: "system", content })`), an HTTP response's body.
+_EVENT_CALLS = frozenset({"emit", "broadcast", "postMessage", "json"})
+
+
+def _emitted(src: Source, obj: Node) -> bool:
+    """A message object handed straight to an event or a response (`io.emit("new_message",
+    { role: "system", ... })`, `res.json({ role, content })`): shown to a client, not sent."""
+    args = obj.parent
+    call = args.parent if args is not None and args.type == "arguments" else None
+    return (
+        call is not None
+        and call.type == "call_expression"
+        and callee_name(src, call) in _EVENT_CALLS
+    )
 
 
 def _slot_words(name: str) -> list[str]:

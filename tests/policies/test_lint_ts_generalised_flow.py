@@ -414,3 +414,23 @@ def test_a_messenger_send_is_no_newest_turn() -> None:
     # The same call on a Gemini chat sends the newest turn.
     gemini = _GEMINI_CHAT.replace("${recalled.join('; ')}", "${text.length}")
     assert _codes(gemini, "gemini.ts") == [(7, "PL304")]
+
+
+def test_a_message_emitted_to_a_client_is_no_prompt() -> None:
+    # An admin's message relayed to the dashboard as a socket event: shown, not sent.
+    src = (
+        "exports.send = async (req, res) => {\n"
+        "  const { phone, message } = req.body\n"
+        "  const conversation = await Conversation.findOne({ phone })\n"
+        "  io.emit('new_message', { phone, role: 'system', content: message })\n"
+        "  res.json({ ok: true })\n"
+        "}\n"
+    )
+    assert _codes(src, "relay.js") == []
+    # The same text sent to a model ahead of the stored conversation is read as before.
+    sent = src.replace(
+        "  io.emit('new_message', { phone, role: 'system', content: message })\n",
+        "  await client.chat.completions.create({ model: 'm',\n"
+        "    messages: [{ role: 'system', content: message }, ...conversation.messages] })\n",
+    )
+    assert (5, "PL304") in _codes(sent, "relay.js")
