@@ -8,7 +8,8 @@ prompt; `steptools`: the tool list changed between the requests of one turn; `st
 conversation loaded as its newest rows; `capwindows`: a history cut to a cap by shift, filter, a
 newest-first slice or a loader named for the recent messages; `otherprefix`: one conversation
 sent under two system prompts; `flagtools`: tools switched by a flag worked out from the
-request's messages). Findings are then dropped where `chainstart`, `instancemode`,
+request's messages; `templateslot`: a chat template's system slot filled from the newest
+message). Findings are then dropped where `chainstart`, `instancemode`,
 `measured`, `runonce` and `memoised` show that no later request of the conversation reads the
 part reported. Pure: text in, findings out; another file of the project is read only through the
 loader the engine passes in.
@@ -56,6 +57,7 @@ from .structure import (
     check_windows,
 )
 from .syntax import JS_SUFFIXES, parse
+from .templateslot import check_template_slots
 from .userahead import check_user_ahead_of_history
 from .values import Evaluator, Loader, Module
 
@@ -107,6 +109,7 @@ def check_js(
         + check_second_system(src)
         + check_other_prefix(src)
         + check_flag_tools(src)
+        + check_template_slots(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.

@@ -137,6 +137,8 @@ def _dropped_over_cap(src: Source, call: Node) -> bool:
     if obj is None or not _history(src, obj):
         return False
     listed = "".join(src.text(unwrap(obj)).split())
+    if _holds_records(src, listed):
+        return False
     p = call.parent
     while p is not None and p.type not in FUNCTIONS:
         if p.type == "if_statement":
@@ -146,6 +148,54 @@ def _dropped_over_cap(src: Source, call: Node) -> bool:
             return inside and cond is not None and _over_cap(src, cond, listed)
         p = p.parent
     return False
+
+
+# Keys of what a chat message holds (its speaker, its text, a turn's parts): an object pushed
+# with none of them is a record of something else.
+_MESSAGE_KEYS = frozenset(
+    {"role", "content", "text", "parts", "message", "messages", "author", "sender", "speaker"}
+    | {"from", "user", "body", "msg", "prompt", "response", "reply", "question", "answer"}
+    | {"input", "output", "type", "name", "data", "value", "payload"}
+)
+
+
+def _holds_records(src: Source, listed: str) -> bool:
+    """Whether every item the file pushes onto the list `listed` is an object literal (or a
+    local declared as one) with no key a message has: `this.metricsHistory.push(metrics)`,
+    `metrics = { timestamp, cpu, memory }`. A history of figures, not of a conversation. A
+    push not seen, or one whose item is not such a literal, says nothing."""
+    items: list[Node] = []
+    for n in walk(src.root):
+        if n.type != "call_expression" or callee_name(src, n) != "push":
+            continue
+        got = _receiver(n)
+        if got is None or "".join(src.text(unwrap(got)).split()) != listed:
+            continue
+        for a in arguments(n):
+            a = unwrap(a)
+            if a.type == "identifier":
+                value = _declared(src, a)
+                if value is None:
+                    return False
+                a = unwrap(value)
+            items.append(a)
+    if not items:
+        return False
+    for item in items:
+        if item.type != "object":
+            return False
+        for p in item.named_children:
+            if p.type == "pair":
+                key = src.text(p.child_by_field_name("key")).strip("'\"")
+            elif p.type == "shorthand_property_identifier":
+                key = src.text(p)
+            elif p.type == "comment":
+                continue
+            else:
+                return False  # a spread or a method: what it holds is not seen
+            if key in _MESSAGE_KEYS:
+                return False
+    return True
 
 
 def _kept_by_index(src: Source, call: Node) -> bool:

@@ -17,9 +17,18 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import HISTORY_WORDS, words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
-from .syntax import FUNCTIONS, Source, object_pairs, string_value, unwrap, walk
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    callee_name,
+    function_name,
+    object_pairs,
+    string_value,
+    unwrap,
+    walk,
+)
 
 _COPIES = frozenset({"slice", "concat", "map", "from"})
 _ASSIGN = frozenset({"assignment_expression", "augmented_assignment_expression"})
@@ -159,12 +168,22 @@ def _at_head(src: Source, obj: Node) -> bool:
 
 
 def _role(src: Source, node: Node) -> tuple[str, Node | None] | None:
+    """A message's role and its text (`content`, or Gemini's `parts`)."""
     node = unwrap(node)
     if node.type != "object":
         return None
     got = object_pairs(src, node)
     role = string_value(src, got.get("role"))
-    return (role, got.get("content")) if role is not None else None
+    return (role, got.get("content") or got.get("parts")) if role is not None else None
+
+
+def _spreads(value: Node) -> bool:
+    """An array literal that spreads another list into it (`[...history, turn]`)."""
+    return value.type == "array" and any(e.type == "spread_element" for e in value.named_children)
+
+
+# A chat session's calls that send the newest turn (Gemini's `chat.sendMessage(text)`).
+_SEND_TURN = frozenset({"sendMessage", "sendMessageStream"})
 
 
 class _Function:
@@ -217,8 +236,77 @@ class _Function:
                 continue
             args = n.child_by_field_name("arguments")
             for a in args.named_children if args is not None else []:
-                if a.type == "object" and "messages" in (got := object_pairs(self.src, a)):
+                if a.type != "object":
+                    continue
+                got = object_pairs(self.src, a)
+                if "messages" in got:
                     yield a, unwrap(got["messages"])
+                elif (sent := self._turns(n, got)) is not None:
+                    yield a, sent
+
+    def _turns(self, call: Node, got: dict[str, Node]) -> Node | None:
+        """The other spellings of a conversation sent: Gemini's `startChat({ history })`, and
+        Gemini's `contents` or the Responses API's `input` beside the model, its config or
+        instructions (`generateContent({ model, contents, config })`, `responses.create({
+        model, instructions, input })`) where it holds earlier turns (an array with a spread,
+        or a local named for the history): a prompt's text sent there is one turn, not a
+        conversation."""
+        if callee_name(self.src, call) == "startChat" and "history" in got:
+            history = unwrap(got["history"])
+            return None if history.type == "array" and not history.named_children else history
+        key = next((k for k in ("contents", "input") if k in got), None)
+        if key is None or not got.keys() & {"model", "config", "systemInstruction", "instructions"}:
+            return None
+        sent = unwrap(got[key])
+        if sent.type == "identifier":
+            values = [unwrap(v) for v in self.assigned.get(self.src.text(sent), [])]
+            if set(words(self.src.text(sent))) & HISTORY_WORDS or any(_spreads(v) for v in values):
+                return sent
+            return None
+        return sent if _spreads(sent) else None
+
+    def system_heads(self, request: Node) -> list[Node]:
+        """The system prompt beside a request: its `system` (Anthropic, the AI SDK), its
+        `instructions` (the Responses API), Gemini's `systemInstruction` in it or its
+        `config`, and, for a Gemini conversation, the `systemInstruction` its model was made
+        with in this function (`getGenerativeModel({ model, systemInstruction })`)."""
+        got = object_pairs(self.src, request)
+        heads = [got[k] for k in ("system", "systemInstruction", "instructions") if k in got]
+        config = unwrap(got["config"]) if "config" in got else None
+        if config is not None and config.type == "object":
+            heads += [
+                v for k, v in object_pairs(self.src, config).items() if k == "systemInstruction"
+            ]
+        if "messages" not in got and not heads:
+            for n in self.nodes:
+                if n.type == "object" and n.parent is not None and n.parent.type == "arguments":
+                    made = n.parent.parent
+                    if made is not None and callee_name(self.src, made) == "getGenerativeModel":
+                        heads += [
+                            v
+                            for k, v in object_pairs(self.src, n).items()
+                            if k == "systemInstruction"
+                        ]
+        return heads
+
+    def newest_sent(self) -> set[str]:
+        """The names a Gemini chat's newest turn is sent from (`chat.sendMessage(text)`, where
+        `chat = model.startChat(...)` here): not a messenger's `bot.sendMessage(chatId, ...)`."""
+        out: set[str] = set()
+        for n in self.nodes:
+            if n.type != "call_expression" or callee_name(self.src, n) not in _SEND_TURN:
+                continue
+            f = n.child_by_field_name("function")
+            chat = f.child_by_field_name("object") if f is not None else None
+            if chat is None or chat.type != "identifier":
+                continue
+            made = [unwrap(v) for v in self.assigned.get(self.src.text(chat), [])]
+            if any(
+                v.type == "call_expression" and callee_name(self.src, v) == "startChat"
+                for v in made
+            ):
+                out |= _names(self.src, n.child_by_field_name("arguments"))
+        return out
 
     def builds(self, value: Node) -> bool:
         """Whether a value is a message list written here: an array literal with a message in
@@ -393,6 +481,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                 r = _role(src, n) if n.type == "object" else None
                 if r is not None and r[0] == "user" and not _at_head(src, n):
                     seeds |= _names(src, r[1])
+            seeds |= f.newest_sent()
             made = f.made(seeds - {"this"} - ({name} if arrays else set()), name)
             if name:
                 # Writes before the end of a list that holds a history: a breaker on the kept
@@ -412,17 +501,9 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                         out.append(
                             src.finding(node, "PL303", history_message(write, code, kept=kept))
                         )
-            heads: list[Node] = []
-            system = object_pairs(src, request).get("system") if request.type == "object" else None
-            if system is not None:
-                heads.append(system)
+            heads = f.system_heads(request) if request.type == "object" else []
             for arr in arrays:
-                first = next(iter(arr.named_children), None)
-                r = _role(src, first) if first is not None else None
-                if r is not None and r[0] == "system" and r[1] is not None:
-                    heads.append(r[1])
-                elif first is not None and _system_spread(src, first):
-                    heads.append(first.named_children[0])  # `[...systemMessages, ...history]`
+                heads += _leading_system(src, arr)
             for head in heads:
                 head = unwrap(head)
                 values = (
@@ -438,6 +519,83 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                         said = _path(src, hit)
                         message = system_message(said, per_step=said not in made)
                         out.append(src.finding(hit, "PL304", message))
+                        continue
+                    hit = _fed_by_callers(src, fn, f, seeds & f.params, v)
+                    if hit is not None:
+                        out.append(src.finding(hit, "PL304", system_message(_path(src, hit))))
+                if not values and head.type == "identifier":
+                    # `{ role: "system", content: facts }`, `facts` a parameter.
+                    hit = _fed_by_callers(src, fn, f, seeds & f.params, head)
+                    if hit is not None:
+                        out.append(src.finding(hit, "PL304", system_message(_path(src, hit))))
+    return out
+
+
+def _parameters(src: Source, fn: Node) -> list[str]:
+    """A function's parameter names in order; "" for a destructured one."""
+    params = fn.child_by_field_name("parameters")
+    out: list[str] = []
+    for p in params.named_children if params is not None else []:
+        if p.type == "comment":
+            continue
+        x = p.child_by_field_name("pattern") or p
+        if x.type == "assignment_pattern":
+            x = x.child_by_field_name("left") or x
+        out.append(src.text(x) if x.type == "identifier" else "")
+    return out
+
+
+def _fed_by_callers(
+    src: Source, fn: Node, f: _Function, seeded: set[str], value: Node
+) -> Node | None:
+    """A parameter read in a system prompt's value (`{ role: "system", content: facts }` in
+    `buildMessages(history, text, facts)`) that a caller in this file fills from what it hands
+    the function as the request's history or newest message (`facts = await kb.lookup(text)`,
+    then `buildMessages(history, text, facts)`): this request's content, one call away."""
+    names = _parameters(src, fn)
+    read = {n for n in names if n} - seeded
+    hit = _read(src, value, read) if seeded else None
+    if hit is None:
+        return None
+    at = names.index(src.text(hit))
+    fed = [i for i, n in enumerate(names) if n in seeded]
+    callee = function_name(src, fn)
+    if not callee:
+        return None
+    for call in walk(src.root):
+        if call.type != "call_expression" or callee_name(src, call) != callee:
+            continue
+        args = [a for a in (call.child_by_field_name("arguments") or call).named_children]
+        args = [a for a in args if a.type != "comment"]
+        if at >= len(args) or any(a.type == "spread_element" for a in args):
+            continue
+        caller = call.parent
+        while caller is not None and caller.type not in FUNCTIONS:
+            caller = caller.parent
+        if caller is None or caller.id == fn.id:
+            continue
+        there = _Function(src, caller)
+        handed = {x for i in fed if i < len(args) for x in _names(src, args[i])}
+        if handed and _read(src, args[at], there.made(handed, "")) is not None:
+            return hit
+    return None
+
+
+def _leading_system(src: Source, arr: Node) -> list[Node]:
+    """The texts of the system messages a list literal starts with, each one up to the first
+    message of another role or the first list spread in (`[{ role: "system", content: BASE },
+    { role: "system", content: found }, ...history]`: both head the history), or the system
+    messages spread first (`[...systemMessages, ...history]`)."""
+    out: list[Node] = []
+    for item in [c for c in arr.named_children if c.type != "comment"]:
+        r = _role(src, item)
+        if r is not None and r[0] == "system":
+            if r[1] is not None:
+                out.append(r[1])
+            continue
+        if not out and _system_spread(src, item):
+            out.append(item.named_children[0])
+        break
     return out
 
 

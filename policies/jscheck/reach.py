@@ -80,6 +80,11 @@ _ASKING = frozenset(
         "call",
     }
 )
+# Calls that leave the process: a local helper making one may ask a model through it.
+_OUTSIDE = frozenset(
+    {"fetch", "axios", "request", "post", "got", "ky", "exec", "execSync", "execFile", "spawn"}
+    | {"spawnSync", "execa", "send", "emit", "postMessage", "sendMessage", "invoke"}
+)
 # Settings only a realtime (voice) session takes: its `instructions` are set when the session
 # starts and kept for the whole connection, as the labels judge (a session fixed once).
 _REALTIME_KEYS = frozenset(
@@ -124,15 +129,22 @@ Importers = Callable[[str, str], list[tuple[Source, str]]]
 def drop_unreached(
     src: Source, found: list[Finding], importers: Importers | None = None
 ) -> list[Finding]:
-    if not any(decided_by_reach(f.code) for f in found):
+    if not any(decided_by_reach(f.code) or f.code in _SHAPES for f in found):
         return found
     index = _Index(src, importers)
     unsent = {
         i
         for i, f in enumerate(found)
-        if decided_by_reach(f.code) and index.unsent(f.line, sink_line(f))
+        if (decided_by_reach(f.code) and index.unsent(f.line, sink_line(f)))
+        or (f.code in _SHAPES and index.in_test_at(f.line))
     }
     return keep(found, unsent)
+
+
+# The history's own shapes (a window, a side request): not decided by the requests a value
+# reaches, but code that runs only as a test's body (`it("caps the history", ...)`) asks no
+# model of a user's conversation: an assertion reads what it builds.
+_SHAPES = frozenset({"PL303", "PL305"})
 
 
 class _Index:
@@ -143,6 +155,7 @@ class _Index:
         self._sites: dict[int, list[Site]] = {}
         self._away: dict[int, list[Site]] = {}
         self._callees: dict[int, frozenset[str]] = {}
+        self._working: set[int] = set()  # functions whose requests are being worked out
 
     def around(self, line: int) -> Node | None:
         held = [fn for fn in self.functions if fn.start_point[0] + 1 <= line <= fn.end_point[0] + 1]
@@ -172,6 +185,12 @@ class _Index:
         ):
             return True  # a serialiser's copy of a prompt built and sent elsewhere
         return one_shot_only(self.reached(fn, 0, set()))
+
+    def in_test_at(self, line: int) -> bool:
+        """Whether `line` lies in a test: a function named for testing, or a callback handed
+        to `it`, `test`, `describe` or a hook of theirs."""
+        fn = self.around(line)
+        return fn is not None and self._in_test(fn)
 
     def _route(self, fn: Node) -> bool:
         """A callback that handles one HTTP request: handed (directly or through a wrapper,
@@ -313,13 +332,64 @@ class _Index:
                 ):
                     # `this.invokeModel(model, [{ role: 'system', ... }, { role: 'user', ... }])`
                     out.append(Site(_line(n), ONE_SHOT, "a fresh system and user message"))
-                elif set(words(callee)) & _ASKING and not any(
-                    unwrap(a).type == "object"
-                    and (_keys(self.src, unwrap(a)) or {}).keys() & _REQUEST_KEYS
-                    for a in arguments(n)
+                elif (
+                    set(words(callee)) & _ASKING
+                    and not any(
+                        unwrap(a).type == "object"
+                        and (_keys(self.src, unwrap(a)) or {}).keys() & _REQUEST_KEYS
+                        for a in arguments(n)
+                    )
+                    and not self._asks_nothing(n)
                 ):
                     out.append(Site(_line(n), CONVERSATION, f"`{callee}` not read"))
         return out
+
+    def _asks_nothing(self, call: Node) -> bool:
+        """A call of a function this file defines (`generateFollowUpQuestions(content)`,
+        `this.parseReply(text)`) whose every definition here makes no request, calls nothing
+        named for asking a model and reaches no network or process: its name is no request,
+        as its body shows. A function being worked out (a recursion) is taken to ask."""
+        fn = call.child_by_field_name("function")
+        fn = unwrap(fn) if fn is not None else None
+        if fn is None:
+            return False
+        if fn.type == "identifier":
+            method = False
+        elif (
+            fn.type == "member_expression"
+            and unwrap(
+                fn.child_by_field_name("object")  # type: ignore[arg-type]
+            ).type
+            == "this"
+        ):
+            method = True
+        else:
+            return False  # another object's method: its body is not here
+        name = callee_name(self.src, call)
+        targets = [
+            f
+            for f in self.functions
+            if function_name(self.src, f) == name and (f.type == "method_definition") == method
+        ]
+        if not targets:
+            return False
+        for target in targets:
+            if target.id in self._working:
+                return False
+            self._working.add(target.id)
+            try:
+                if self.sites(target) or any(self._reaches_out(n) for n in self._own(target)):
+                    return False
+            finally:
+                self._working.discard(target.id)
+        return True
+
+    def _reaches_out(self, n: Node) -> bool:
+        """A request's options (`{ messages }`, `{ prompt }`) or a call that leaves the process
+        (`fetch`, `axios.post`, `spawn`): what a model may be asked through."""
+        if n.type == "object":
+            return bool((_keys(self.src, n) or {}).keys() & _REQUEST_KEYS) or self._request_like(n)
+        return n.type == "call_expression" and callee_name(self.src, n) in _OUTSIDE
 
     def _updated_per_turn(self, session: Node, fn: Node) -> bool:
         """A realtime session's settings changed where a turn is answered: a `session.update`
@@ -582,12 +652,16 @@ def _string_parameter(
 _KEEP_ORDER = frozenset({"map", "filter"})
 
 
-def window_sent(src: Source, cut: Node) -> bool:
+def window_sent(
+    src: Source, cut: Node, depth: int = 0, aside: Callable[[Node], bool] | None = None
+) -> bool:
     """Whether what `cut` (a `.slice(-n)` of any list) keeps reaches a request as its history:
     through an order-keeping chain (`.map`, `.filter`) it is bound to a name that is spread
     after a system message (`[{ role: 'system', ... }, ...history]`, or pushed with a spread
     into a list that starts with one: `apiMessages.push(...history)`). The list's own name does
-    not matter: where the cut goes decides it."""
+    not matter: where the cut goes decides it. A cut a function of this file returns
+    (`const lastTurns = (h) => h.slice(-8)`) goes where its calls go, two functions deep, but
+    for the calls `aside` says feed a side request (a title, a summary)."""
     n = cut
     while (
         n.parent is not None
@@ -602,6 +676,12 @@ def window_sent(src: Source, cut: Node) -> bool:
         holder = holder.parent
     if holder is not None and holder.type == "spread_element":
         return _after_system(src, holder)
+    if holder is not None and depth < 2 and _returned_by(holder, n):
+        return any(
+            window_sent(src, call, depth + 1, aside)
+            for call in _calls_of(src, holder)
+            if aside is None or not aside(call)
+        )
     if holder is None or holder.type != "variable_declarator":
         return False
     name = src.text(holder.child_by_field_name("name"))
@@ -615,6 +695,39 @@ def window_sent(src: Source, cut: Node) -> bool:
         for x in walk(fn)
         if x.named_children
     )
+
+
+def _returned_by(holder: Node, value: Node) -> bool:
+    """Whether `value`, whose parent is `holder`, is what a function returns: `return value`,
+    or the body of an arrow function (`(h) => value`)."""
+    if holder.type == "return_statement":
+        return True
+    return holder.type == "arrow_function" and holder.child_by_field_name("body") == value
+
+
+def _calls_of(src: Source, holder: Node) -> list[Node]:
+    """The calls, in this file, of the named function whose return `holder` is: by its own
+    name (`trim(history)`) or, for a method, through `this` (`this.trim(history)`)."""
+    fn: Node | None = holder if holder.type in FUNCTIONS else holder.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    if fn is None:
+        return []
+    name = function_name(src, fn)
+    if not name:
+        return []
+    method = fn.type == "method_definition"
+    out: list[Node] = []
+    for c in walk(src.root):
+        if c.type != "call_expression" or callee_name(src, c) != name:
+            continue
+        f = unwrap(c.child_by_field_name("function"))  # type: ignore[arg-type]
+        if method and f.type == "member_expression":
+            if unwrap(f.child_by_field_name("object")).type == "this":  # type: ignore[arg-type]
+                out.append(c)
+        elif not method and f.type == "identifier":
+            out.append(c)
+    return out
 
 
 def _after_system(src: Source, spread: Node) -> bool:

@@ -554,6 +554,52 @@ class SinkCheck:
             )
         return "prompt" in keys
 
+    def _appended(self, obj: Node) -> bool:
+        """A system message pushed onto the end of a list that already holds messages:
+        `conversation.messages.push({ role: "system", ... })` (a stored conversation, a field
+        or a parameter: what it held comes first), or a local of this function that a literal
+        with items, a spread or an earlier push filled before. It follows the history; sent
+        again as it was, it moves no byte before it. A push onto a local still empty (`const m
+        = []; m.push(system); m.push(...history)`) is the list's head."""
+        args = obj.parent
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if call is None or call.type != "call_expression" or callee_name(self.src, call) != "push":
+            return False
+        fn = call.child_by_field_name("function")
+        target = fn.child_by_field_name("object") if fn is not None else None
+        if target is None:
+            return False
+        target = unwrap(target)
+        if target.type == "member_expression":
+            return unwrap(target.child_by_field_name("object")).type != "this"  # type: ignore[arg-type]
+        if target.type != "identifier":
+            return False
+        name = self.src.text(target)
+        scope, _, _ = self.ev.m.lookup(target, name)
+        if scope is None or scope.type == "program":
+            return False
+        declared = [
+            unwrap(d.child_by_field_name("value"))  # type: ignore[arg-type]
+            for d in walk(scope)
+            if d.type == "variable_declarator"
+            and self.src.text(d.child_by_field_name("name")) == name
+            and d.child_by_field_name("value") is not None
+        ]
+        if not declared:
+            return True  # a parameter: the caller's list, with what it already holds
+        filled = any(
+            v.type != "array" or any(c.type != "comment" for c in v.named_children)
+            for v in declared
+        )
+        earlier = any(
+            n.type == "call_expression"
+            and n.end_byte <= call.start_byte
+            and callee_name(self.src, n) in ("push", "unshift", "concat")
+            and self.src.text(n.child_by_field_name("function")).startswith(f"{name}.")
+            for n in walk(scope)
+        )
+        return filled or earlier
+
     def _one_off_message(self, obj: Node | None) -> bool:
         """A system message first in a literal list of it and user messages only, sent as it
         is (`messages: [...]`, a call's argument, or a local the function never grows nor
@@ -747,7 +793,12 @@ class SinkCheck:
         role = string_value(src, pairs.get("role"))
         if role is not None:
             content = pairs.get("content")
-            if role in _SYSTEM_ROLES and content is not None:
+            if (
+                role in _SYSTEM_ROLES
+                and content is not None
+                and not self._appended(obj)
+                and not _emitted(src, obj)
+            ):
                 self._sink_of_one_off(
                     lambda: self._one_off_message(obj),
                     lambda: self.text_sink(content, f"a {role} message", obj),
@@ -1510,6 +1561,23 @@ _FETCHED_CONTEXT = frozenset(
 )
 _QUESTION_SLOTS = frozenset({"question", "query", "input", "message", "request"})
 _FORMAT_WORDS = frozenset({"json", "text", "str", "string", "block", "xml", "md", "section"})
+
+
+# Calls that hand a value to a client or a listener, not to a model: an event emitted
+# (`io.emit("new_message", { role: "system", content })`), an HTTP response's body.
+_EVENT_CALLS = frozenset({"emit", "broadcast", "postMessage", "json"})
+
+
+def _emitted(src: Source, obj: Node) -> bool:
+    """A message object handed straight to an event or a response (`io.emit("new_message",
+    { role: "system", ... })`, `res.json({ role, content })`): shown to a client, not sent."""
+    args = obj.parent
+    call = args.parent if args is not None and args.type == "arguments" else None
+    return (
+        call is not None
+        and call.type == "call_expression"
+        and callee_name(src, call) in _EVENT_CALLS
+    )
 
 
 def _slot_words(name: str) -> list[str]:

@@ -543,7 +543,7 @@ def check_windows(src: Source) -> list[Finding]:
             name == "slice"
             and len(args) == 1
             and _negative(src, args[0])
-            and window_sent(src, n)
+            and window_sent(src, n, aside=lambda c: _for_side_request(src, c))
             and not _for_side_request(src, n)
             and not _excerpted(src, n)
         ):

@@ -284,9 +284,11 @@ CORPORA = (
         # First run (policies/ as on main 82fdcdc, after every label of both halves was
         # committed), its 23 unlabelled findings judged in findings.toml (3 true, 20 false);
         # the round's final rules (main b8187fc) leave one false Python finding out. TS
-        # precision 11/24 -> 11/23 by branch h30ts5 (a path named for the prompt is no text).
+        # precision 11/24 -> 11/23 by branch h30ts5 (a path named for the prompt is no text),
+        # 11/23 -> 11/21 by branch h30ts6 (a helper named for asking whose body asks nothing;
+        # a system message pushed onto a stored conversation follows its history).
         dev={
-            "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (11, 23)},
+            "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (11, 21)},
             # Python precision 1/7 -> 1/3 by branch h30py6 (a display list that never leaves
             # its module; a script's builder called only at its own load).
             "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (1, 3)},
