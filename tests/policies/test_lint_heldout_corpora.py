@@ -322,12 +322,20 @@ CORPORA = (
         # Second run (amendment 3: policies/ as on main 9a07f79, after every file amendment 2
         # drew was labelled); the first run's 14 judged findings (1 true, 13 false) and the
         # second run's 9 new unlabelled ones (all false) are in findings.toml.
+        # The round's final rules (main aa7f1c1d, the sixth passes) raise the development
+        # half's structural recall (TS 2/9 -> 3/9, Python 0/4 -> 1/4; Python precision 2/13,
+        # its one new finding judged false by the lead).
         dev={
-            "ts": {"volatile": (1, 2), "structural": (2, 9), "precision": (7, 19)},
-            "py": {"volatile": (1, 2), "structural": (0, 4), "precision": (1, 11)},
+            "ts": {"volatile": (1, 2), "structural": (3, 9), "precision": (7, 19)},
+            "py": {"volatile": (1, 2), "structural": (1, 4), "precision": (2, 13)},
         },
-        # Scored once, by the lead, with the round's final rules; empty until then.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main aa7f1c1d); its 16
+        # unlabelled findings judged in findings.toml (2 true, 14 false). The rules before the
+        # round (main dbec5b63) give the same figures.
+        test={
+            "ts": {"volatile": (3, 5), "structural": (1, 2), "precision": (13, 23)},
+            "py": {"volatile": (0, 0), "structural": (1, 4), "precision": (1, 5)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
