@@ -252,7 +252,9 @@ class ChatBackend:
         # silently. A version the user declined is not offered again.
         self.instructions: str = project_instructions(self.workspace.root, self.options.user_dir)
         self._declined_instructions: str | None = None
-        self.sub_costs: list[tuple[str, Decimal | None]] = []
+        # Each subagent's runs and their cost, by name (None: a run's cost unknown), for
+        # `/cost`: a row a run grew with every delegation for the chat's life.
+        self.sub_costs: dict[str, tuple[int, Decimal | None]] = {}
         # Claude Code's hooks (read at start); what is not run is said in `hook_notes`.
         self.hooks: HookRunner | None = None
         self.hook_notes: list[str] = []
@@ -799,7 +801,9 @@ class ChatBackend:
         if isinstance(ev, UsageReport):
             self.model = ev.model
         elif isinstance(ev, SubagentFinish):
-            self.sub_costs.append((ev.name, ev.cost))
+            runs, cost = self.sub_costs.get(ev.name, (0, Decimal(0)))
+            total = None if cost is None or ev.cost is None else cost + ev.cost
+            self.sub_costs[ev.name] = (runs + 1, total)
 
     async def send(self, text: str, images: Sequence[Image] = ()) -> AsyncIterator[Event]:
         """One turn. What the model must know first (files put back by /undo) goes ahead of
@@ -1087,8 +1091,9 @@ class ChatBackend:
         if ledger is not None and ledger.rebilled:
             causes = ", ".join(f"{k} {n:,}" for k, n in sorted(ledger.rebilled.items()))
             lines.append(f"re-billed tokens by cause: {causes}")
-        for name, cost in self.sub_costs:
-            lines.append(f"  subagent {name}: {format_dollars(cost) if cost is not None else '?'}")
+        for name, (runs, cost) in self.sub_costs.items():
+            shown = format_dollars(cost) if cost is not None else "?"
+            lines.append(f"  subagent {name}: {shown}" + (f" ({runs} runs)" if runs > 1 else ""))
         return "\n".join(lines)
 
     async def set_keepalive(self, on: bool) -> str:

@@ -16,6 +16,7 @@ functions the emulator serves, asked here of the guard's own model of the cache.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -163,6 +164,10 @@ EXPIRED_KEPT_SECONDS = 3600.0
 # The guard's cache keys: (tag of the rules that wrote it, model, unit chain); an OpenAI block
 # (before gpt-5.6) by its block key alone, a hash chained from the model's, which names the
 # model too and is never equal to a tuple.
+# The newest misses `CacheGuard.breaks` keeps (the counts and sums by cause cover every one): a
+# session that misses now and then, over thousands of requests, held one record a miss.
+BREAKS_KEPT = 64
+
 _TAG = {"anthropic": "a", "deepseek": "d", "openai-breakpoints": "b"}
 
 
@@ -229,7 +234,11 @@ class CacheGuard:
         self._ostate: _TokenState | None = None
         self.rebilled_tokens: int = 0
         self.rebilled_dollars: Decimal = Decimal(0)
-        self.breaks: list[CacheBreak] = []
+        # The newest misses, for a look at what happened lately; every miss is counted in
+        # `break_count` and its tokens in `rebilled_by_cause` (what `snapshot` reports).
+        self.breaks: deque[CacheBreak] = deque(maxlen=BREAKS_KEPT)
+        self.break_count: int = 0
+        self.rebilled_by_cause: dict[str, int] = {}
         self.requests: int = 0
         self.unexplained_tolerance: float = 0.02
         # Set when we know the provider's cache is empty because we restarted it: the next
@@ -568,6 +577,9 @@ class CacheGuard:
             self.rebilled_dollars += brk.dollars or Decimal(0)
         if brk is not None:
             self.breaks.append(brk)
+            self.break_count += 1
+            by_cause = self.rebilled_by_cause
+            by_cause[brk.cause] = by_cause.get(brk.cause, 0) + brk.tokens_rebilled
         self._update(req, pred, usage, now, echo)
         return brk
 
@@ -756,15 +768,22 @@ class CacheGuard:
 
     def snapshot(self) -> dict[str, Any]:
         """Counters for reports: re-billed tokens and dollars, misses by cause."""
-        by_cause: dict[str, int] = {}
-        for b in self.breaks:
-            by_cause[b.cause] = by_cause.get(b.cause, 0) + b.tokens_rebilled
         return {
             "requests": self.requests,
             "rebilled_tokens": self.rebilled_tokens,
             "rebilled_dollars": str(self.rebilled_dollars),
-            "by_cause": by_cause,
+            "breaks": self.break_count,
+            "by_cause": dict(self.rebilled_by_cause),
         }
+
+    def forget_breaks(self) -> None:
+        """Start the misses and their sums over (a replayed history's were counted when they
+        happened)."""
+        self.breaks.clear()
+        self.break_count = 0
+        self.rebilled_by_cause = {}
+        self.rebilled_tokens = 0
+        self.rebilled_dollars = Decimal(0)
 
 
 def _reordered(prev: _Seen, req: WireRequest, position: int) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 
 from ..billing.ledger import LedgerRow
@@ -217,6 +216,4 @@ class GuardTracker:
 
     def replayed(self) -> None:
         """The replay is over: the misses it saw were counted when they happened."""
-        self.guard.breaks.clear()
-        self.guard.rebilled_tokens = 0
-        self.guard.rebilled_dollars = Decimal(0)
+        self.guard.forget_breaks()

@@ -56,6 +56,15 @@ class RefsCache(dict[tuple[str, int], Packed]):
         super().clear()
         self.sent.clear()
 
+    def forget(self, session_id: str) -> None:
+        """Drop what is kept for `session_id`'s next write or read: the session is given back
+        (its lease released), so no write of this store follows from it. A chat's finished
+        sessions (each subagent run's, a session switched away from) kept their last lists'
+        digests until 256 other sessions had written."""
+        self.sent.pop(session_id, None)
+        for key in [k for k in self if k[0] == session_id]:
+            del self[key]
+
 
 # What a session's last write leaves for its next one: (seq, the message list's body key, its
 # recipe, the index of the first digest kept, the digests of the list's items from there on,

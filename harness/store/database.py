@@ -325,6 +325,7 @@ class SessionStore:
         """Give back this store's lease on `session_id` (nothing if it holds none)."""
         token = self._held.pop(session_id, None)
         self._reserved.discard(session_id)
+        self._refs_cache.forget(session_id)  # its next write, if any, reads the rows back
         if not self._held and self.heartbeat_timer is not None:
             self.heartbeat_timer.stop()
         if token is None or self.read_only:

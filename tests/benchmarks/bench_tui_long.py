@@ -45,16 +45,13 @@ asserts the compactions happened.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import gc
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +59,7 @@ from prefixlock.clock import ManualClock
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.prompt_input import PromptInput
+from tests.helpers.emulator_process import emulator_process
 from tests.helpers.tui_drive import say
 
 TURNS = int(os.environ.get("BENCH_TURNS", "500"))
@@ -239,46 +237,8 @@ async def _echo_ms(app: ChatApp, recorded: _Paints) -> list[float]:
     return out
 
 
-# The emulator the chat talks to, in a process of its own: the figures are the chat's process
-# only, as with a real provider (the offline chat's own emulator, in its process, keeps its
-# cache's entries as a provider would, on the provider's side).
-EMULATOR = """
-import sys
-from prefixlock.emulator import Emulator, EmulatorConfig, Script
-from prefixlock.tui.backend import EMULATOR_KEEP_REQUESTS, SCRIPT_PATH
-
-config = EmulatorConfig(keep_requests=EMULATOR_KEEP_REQUESTS)
-emu = Emulator(config, script=Script.load(SCRIPT_PATH))
-emu.serve_in_background()
-print(emu.base_url, flush=True)
-sys.stdin.read()  # serves until the benchmark closes this pipe
-"""
-
-
-@contextlib.contextmanager
-def _emulator_process() -> Iterator[str]:
-    """An emulator with the chat's script in another process; yields its base URL."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", EMULATOR], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()
-        if not url.startswith("http"):
-            raise AssertionError(f"the emulator did not start: {url!r}")
-        yield url
-    finally:
-        if proc.stdin is not None:
-            proc.stdin.close()
-        try:
-            proc.wait(timeout=60)  # only against a hang
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
-    with _emulator_process() as url:
+    with emulator_process() as url:
         return await _long_chat(turns, url)
 
 

@@ -405,3 +405,30 @@ def test_stream_parsers_survive_malformed_tool_json() -> None:
     )
     c.feed({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
     assert c.reply().blocks[0]["input"] == {"__invalid_json__": "[1"}
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_the_memo_keeps_only_what_the_next_request_reuses(api: str) -> None:
+    """After a compaction the conversation is a new, short transcript (other Message objects):
+    the memo holds its units, messages and wire dicts only, not the long history's beside
+    them, and its buffers are new ones of the short conversation's size (a cut in place would
+    keep the long history's capacity)."""
+    import sys
+
+    builder = make_builder(api, "m")
+    prefix = _prefix()
+    long = _conversation(40)
+    long.append(Message.user("summarize"))
+    builder.build_request(prefix, long, Settings(), SESSION)
+    memo = builder._chain
+    held = len(memo.units), len(memo.messages)
+    short = Transcript([Message.user("the summary so far"), Message.assistant("ok")])
+    short.append(Message.user("next"))
+    req = builder.build_request(prefix, short, Settings(), SESSION)
+    assert req.units == req.recomputed_units()
+    assert len(memo.messages) == len(short) < held[1]
+    assert len(memo.units) == sum(1 for u in req.units if u.section == "messages") < held[0]
+    assert len(memo.units._buf) == 31 * len(memo.units)
+    assert sys.getsizeof(memo.units._buf) < 31 * held[0] // 2  # not the long one's capacity
+    assert memo._ends.buffer_info()[1] == len(short)
+    assert len(memo.wire) <= len(short)

@@ -202,3 +202,27 @@ def test_expired_entries_go_an_hour_after_they_expire() -> None:
     assert late.cause == "ttl" and len(g._cache) == held
     observe(g, req(msgs(5, mark_last=True)), 600.0 + 3600.0 + 300.0)
     assert all((g._cache.expires_at(k) or 0.0) > 600.0 for k in g._cache.stored_keys())
+
+
+def test_the_guard_keeps_its_newest_misses_and_counts_every_one() -> None:
+    """A long session that misses now and then keeps a bounded list of its misses (it held
+    one record a miss for its life); the counts and sums by cause still cover every one."""
+    from prefixlock.guard.cacheguard import BREAKS_KEPT
+
+    g = CacheGuard()
+    observe(g, req(msgs(3)), 0.0)
+    misses = BREAKS_KEPT + 40
+    lost = 0
+    for i in range(misses):
+        r = req(msgs(5 + 2 * i))
+        p = g.predict(r, 1.0 + i)
+        brk = g.observe(r, p, Usage(0, 0, p.input_total, 0, 5), 1.0 + i)  # read nothing
+        assert brk is not None and brk.cause == "unexplained"
+        lost += brk.tokens_rebilled
+    assert len(g.breaks) == BREAKS_KEPT
+    assert g.breaks[-1].request == misses  # the newest kept, in order
+    snap = g.snapshot()
+    assert snap["breaks"] == misses
+    assert snap["by_cause"] == {"unexplained": lost} and snap["rebilled_tokens"] == lost
+    g.forget_breaks()
+    assert not g.breaks and g.snapshot()["breaks"] == 0 and g.snapshot()["by_cause"] == {}

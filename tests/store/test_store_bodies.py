@@ -330,3 +330,29 @@ def test_a_body_message_that_is_not_plain_json_is_stored_as_before() -> None:
     nan = WireMessage(Message.user([{"type": "text", "text": "x", "score": float("nan")}]))
     with pytest.raises(ValueError):
         blobs.ordered_bytes(nan)
+
+
+async def test_a_session_given_back_leaves_nothing_for_its_next_write(tmp_path: Path) -> None:
+    """What the store keeps between writes is for the session's next request: once the session
+    is closed (its lease given back: a finished subagent's, a chat's previous session) it goes,
+    rather than staying until 256 other sessions have written. A session resumed afterwards
+    reads its last request back and its bodies still come back exact."""
+    db = str(tmp_path / "s.sqlite")
+    with start_emulator() as emu:
+        store = SessionStore(db)
+        a = agent(emu, store=store)
+        for sid in ("s1", "s2"):
+            async with a.session(sid) as s:
+                for i in range(3):
+                    async for _ in s.send(f"Turn {i}: what does f{i} do?"):
+                        pass
+                assert sid in store._refs_cache.sent  # kept while the session writes
+            assert sid not in store._refs_cache.sent
+            assert not [k for k in store._refs_cache if k[0] == sid]
+        async with a.session(resume="s1") as s:
+            async for _ in s.send("And f9?"):
+                pass
+            sent = [canonical_bytes(r.body) for r in s.requests]
+    with SessionStore(db, read_only=True) as reader:
+        stored = [canonical_bytes(r.body) for r in reader.requests("s1")]
+    assert stored[-len(sent) :] == sent

@@ -42,6 +42,32 @@ async def test_cost_sessions_lint_agents_and_compact(open_chat: ChatOpener) -> N
         assert len(backend.session.requests) == compacted + 1
 
 
+async def test_cost_sums_each_subagents_runs_rather_than_keep_a_row_a_run(
+    open_chat: ChatOpener,
+) -> None:
+    """/cost names each subagent once, with its runs and their cost: a row a run grew the
+    chat with every delegation, and made /cost as long as the session."""
+    from decimal import Decimal
+
+    from prefixlock.billing.usage import Usage
+    from prefixlock.events import SubagentFinish
+
+    def finish(name: str, cost: Decimal | None) -> SubagentFinish:
+        return SubagentFinish(name, HAIKU, "done", Usage(10, 0, 0, 0, 5), cost, 0.0, 1.0)
+
+    async with open_chat() as chat:
+        backend = chat.backend
+        for _ in range(50):
+            backend.observe(finish("explorer", Decimal("0.001")))
+        backend.observe(finish("reviewer", Decimal("0.002")))
+        backend.observe(finish("reviewer", None))
+        assert len(backend.sub_costs) == 2
+        text = backend.cost_text()
+        assert "  subagent explorer: $0.0500 (50 runs)" in text.splitlines()
+        assert "  subagent reviewer: ? (2 runs)" in text.splitlines()
+        assert text.count("subagent explorer") == 1
+
+
 async def test_compact_on_gpt_5_keeps_the_instructions_and_tools(open_chat: ChatOpener) -> None:
     """/compact on OpenAI puts the summary in the messages, as the automatic compaction does
     (`compaction.resolve_placement`): the system prompt and tools the next request sends are
