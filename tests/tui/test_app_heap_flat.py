@@ -26,7 +26,7 @@ COMPACT_AT = 0.004
 COMPACTIONS = 9  # samples at the 3rd to the 9th
 # What the heap may differ by between the first three of those samples and the last three
 # (their medians: one sample caught with something in flight, +128 KB once, moves neither),
-# ~36 turns apart. Measured (six runs, some beside a benchmark on the same two cores): the
+# ~36 turns apart. Measured (seven runs, some beside a benchmark on the same two cores): the
 # medians from -2 to +73 KB, the samples in some runs rising ~1 KB a turn and in others not:
 # the conversation's own objects, which differ with what the turn before a compaction left,
 # SQLite's cursors (the connection keeps a weak reference to each until every 200th is made),
