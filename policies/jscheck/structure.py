@@ -22,6 +22,7 @@ from ..findings import Finding
 from ..meaning import HISTORY_WORDS, OVERFLOW_TEXT, SIDE_WORDS, words
 from ..meaning import overflow_name as _overflow_name
 from .reach import text_handed_in, window_sent
+from .storewindow import oldest_first
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -611,7 +612,7 @@ def check_windows(src: Source) -> list[Finding]:
                 named = set(words(name)) & (_HISTORY | {"load", "trim"}) or (
                     set(words(name)) & _CAP and any(is_history(src, x) for x in args)
                 )
-                if capped and name and named:
+                if capped and name and named and not oldest_first(src, n):
                     add(n, f"the history is loaded capped to a message count (`{_short(src, n)}`)")
                     break
     return out

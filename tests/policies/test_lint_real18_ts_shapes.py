@@ -1,0 +1,71 @@
+"""Shapes real18's TypeScript halves missed or reported falsely (both halves development data
+since the test half's one scoring), made general. Each test is fresh code in the real shape
+with a near miss that must go the other way."""
+
+from __future__ import annotations
+
+from tests.helpers.lintfind import line_codes as _codes
+
+_SERVED = (
+    "Deno.serve(async (req) => {\n"
+    "  const { line, beat } = await req.json()\n"
+    "  const systemPrompt = `You direct scenes.\\nThis scene's beat: ${beat}`\n"
+    "  const r = await fetch(URL, { method: 'POST', body: JSON.stringify({\n"
+    "    model: 'm',\n"
+    "    messages: [\n"
+    "      { role: 'system', content: systemPrompt },\n"
+    "      { role: 'user', content: `Write a prompt for: ${line}` },\n"
+    "    ],\n"
+    "  }) })\n"
+    "  return new Response(await r.text())\n"
+    "})\n"
+)
+
+
+def test_a_served_handler_sending_one_shot_requests_is_not_a_conversation() -> None:
+    # A handler registered at module level sends a system prompt and one user message: no
+    # history sits behind the system prompt, so what the request brings may go into it.
+    assert _codes(_SERVED, "index.ts") == []
+
+
+def test_a_served_handler_replaying_a_history_still_reports() -> None:
+    # The same handler with the client's history between the two: a conversation, and the
+    # beat written into its system prompt moves the prefix ahead of that history.
+    src = _SERVED.replace("const { line, beat }", "const { line, beat, history }").replace(
+        "      { role: 'user', content: `Write",
+        "      ...history,\n      { role: 'user', content: `Write",
+    )
+    assert (3, "PL304") in _codes(src, "index.ts")
+
+
+_STORED = (
+    "export async function POST(req: Request) {\n"
+    "  const { id, text } = await req.json()\n"
+    "  const { data: rows } = await db.from('chat_messages')\n"
+    "    .select('role, content')\n"
+    "    .eq('conversation_id', id)\n"
+    "    .order('created_at', { ascending: true })\n"
+    "    .limit(MAX_CONTEXT_MESSAGES)\n"
+    "  const history = await loadHistory(id, MAX_HISTORY_MESSAGES)\n"
+    "  return openai.chat.completions.create({ model: 'm', messages: [\n"
+    "    { role: 'system', content: 'You help.' }, ...rows, ...history,\n"
+    "    { role: 'user', content: text }] })\n"
+    "}\n"
+)
+
+
+def test_the_oldest_rows_read_to_a_cap_are_a_stable_prefix() -> None:
+    # Read oldest first, the cap keeps the same first rows on every turn: context is lost
+    # past it, the cache is not. The loader beside it, with no order said, still reports.
+    assert _codes(_STORED, "route.ts") == [(8, "PL303")]
+
+
+def test_the_newest_rows_read_to_a_cap_still_report() -> None:
+    for newest in ("{ ascending: false }", "'desc'"):
+        src = _STORED.replace("{ ascending: true }", newest)
+        assert _codes(src, "route.ts") == [(3, "PL303"), (8, "PL303")], newest
+    # One key oldest first but a later one newest first: not all ascending, still a window.
+    mixed = _STORED.replace(
+        "    .limit(MAX", "    .order('id', { ascending: false })\n    .limit(MAX"
+    )
+    assert _codes(mixed, "route.ts") == [(3, "PL303"), (9, "PL303")]
