@@ -165,6 +165,7 @@ def _newest_window(src: Source, value: Node) -> bool:
 
 # Calls that write a row to a database table or collection.
 _ROW_WRITES = frozenset({"insert", "insertOne", "insertMany", "upsert", "insert_one"})
+_LOGS = frozenset({"log", "debug", "info", "warn", "trace"})
 _MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
@@ -808,6 +809,10 @@ class SinkCheck:
         called = (
             callee_name(src, call) if call is not None and call.type == "call_expression" else ""
         )
+        if called in _LOGS:
+            # `log("/chat tokens", { contextSystem: SYSTEM_MESSAGE_TOKENS })`: figures handed
+            # to a log line; its prompt-named fields are read by a person, never sent.
+            return
         if called in _ROW_WRITES:
             # `db.from("ai_interactions").insert({ request_prompt: system + user })`: a row
             # logged to a table; its prompt-named fields are a record of a request, not one.

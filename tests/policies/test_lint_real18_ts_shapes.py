@@ -69,3 +69,23 @@ def test_the_newest_rows_read_to_a_cap_still_report() -> None:
         "    .limit(MAX", "    .order('id', { ascending: false })\n    .limit(MAX"
     )
     assert _codes(mixed, "route.ts") == [(3, "PL303"), (9, "PL303")]
+
+
+_LOGGED = (
+    "export async function answer(q: string, history: Msg[]) {\n"
+    "  const systemTokens = await llm.countTokens(SYSTEM)\n"
+    "  log('/chat tokens', { contextSystem: systemTokens, total: 4 })\n"
+    "  return llm.chat({ model: 'm', messages: [{ role: 'system', content: SYSTEM },\n"
+    "    ...history, { role: 'user', content: q }] })\n"
+    "}\n"
+)
+
+
+def test_a_figure_handed_to_a_log_line_is_not_a_prompt() -> None:
+    assert _codes(_LOGGED, "chat.ts") == []
+    assert _codes(_LOGGED.replace("log('/chat tokens', ", "console.debug("), "chat.ts") == []
+
+
+def test_the_same_figure_handed_to_the_request_still_reports() -> None:
+    src = _LOGGED.replace("log('/chat tokens', ", "llm.configure(")
+    assert [c for _, c in _codes(src, "chat.ts")] == ["PL106"]
