@@ -27,6 +27,7 @@ from ..findings import Finding
 from ..meaning import identity_name, kind_of_name, words
 from .records import is_record
 from .slots import never_filled
+from .structure import MEASURE
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -449,6 +450,41 @@ class SinkCheck:
                 return False  # `{ role: 'user', content: prompt }`: the user's own turn
         return True
 
+    def _sent_after_history(self, name: str, at: Node) -> bool:
+        """`const similarFilesPrompt = ...` read only as the content of a message that is not
+        a system one and is pushed onto the list sent (`messages.push({ role: "function",
+        content: similarFilesPrompt })`), and otherwise only measured or logged: it follows the
+        history, so whatever it holds changes no earlier byte of the prefix."""
+        declared = at.child_by_field_name("name") if at.type == "variable_declarator" else None
+        if declared is None:
+            return False
+        uses = [
+            n
+            for n in walk(scope_of(at))
+            if n.type == "identifier" and self.src.text(n) == name and n.id != declared.id
+        ]
+        pushed = False
+        for u in uses:
+            args = u.parent
+            call = args.parent if args is not None and args.type == "arguments" else None
+            if call is not None and set(words(callee_name(self.src, call))) & MEASURE:
+                continue  # `countTokens(similarFilesPrompt)`, `log(...)`: read, not sent
+            pair = u.parent
+            if pair is None or pair.type != "pair" or pair.child_by_field_name("value") != u:
+                return False
+            if key_name(self.src, pair.child_by_field_name("key")) != "content":
+                return False
+            obj = pair.parent
+            role = _role(self.src, obj)
+            if role is None or role in _SYSTEM_ROLES:
+                return False
+            args = obj.parent if obj is not None else None
+            call = args.parent if args is not None and args.type == "arguments" else None
+            if call is None or callee_name(self.src, call) != "push":
+                return False
+            pushed = True
+        return pushed
+
     def _one_text_request(self, use: Node) -> bool:
         """`aiGenerate(prompt)`, `llm(prompt, input)`: the text handed as the first argument
         of a call that is not named for a system prompt nor builds an object: a request made
@@ -748,7 +784,7 @@ class SinkCheck:
                 return
             if v.type in FUNCTIONS:
                 self._returns(v, name)
-            elif self._only_user_prompt(name, at):
+            elif self._only_user_prompt(name, at) or self._sent_after_history(name, at):
                 return
             else:
                 self._clock_slots(v, name)

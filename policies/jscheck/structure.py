@@ -307,7 +307,7 @@ def is_history(src: Source, node: Node | None) -> bool:
 _EXPIRE = frozenset({"expire", "prune", "evict", "forget"})
 _TOKENS = frozenset({"tokens", "budget"})
 # Calls that only measure a history (`countTokens(messages, maxTokens)`) cut nothing.
-_MEASURE = frozenset({"count", "estimate", "measure", "tokenize", "encode", "log", "debug"})
+MEASURE = frozenset({"count", "estimate", "measure", "tokenize", "encode", "log", "debug"})
 
 
 _CUT = frozenset({"subset", "trim", "truncate", "fit", "window", "cut", "select", "prepare"})
@@ -319,7 +319,7 @@ def _cuts_messages(name: str) -> bool:
     """A call that works on the messages themselves (`getMessagesSubset`,
     `prepareMessagesWithFiles`), not one that only measures them or summarises them."""
     ws = set(words(name))
-    if ws & (_MEASURE | _COMPACT):
+    if ws & (MEASURE | _COMPACT):
         return False
     return bool(ws & (_CUT | (_HISTORY - {"session"})))
 

@@ -89,3 +89,32 @@ def test_a_figure_handed_to_a_log_line_is_not_a_prompt() -> None:
 def test_the_same_figure_handed_to_the_request_still_reports() -> None:
     src = _LOGGED.replace("log('/chat tokens', ", "llm.configure(")
     assert [c for _, c in _codes(src, "chat.ts")] == ["PL106"]
+
+
+_AFTER = (
+    "import * as fs from 'fs'\n"
+    "export async function chat(history: Msg[], q: string) {\n"
+    "  const filesPrompt = 'The codebase says:\\n' + fs.readdirSync('src').join('\\n')\n"
+    "  log('filesPrompt', filesPrompt, await llm.countTokens(filesPrompt))\n"
+    "  const messages = [{ role: 'system', content: SYSTEM }, ...history]\n"
+    "  messages.push({ role: 'function', name: 'memories', content: filesPrompt })\n"
+    "  messages.push({ role: 'user', content: q })\n"
+    "  return llm.chat({ model: 'm', messages })\n"
+    "}\n"
+)
+
+
+def test_a_prompt_named_text_pushed_after_the_history_is_not_the_prefix() -> None:
+    # The listing goes into a function message pushed behind the history (and is otherwise
+    # measured and logged): no earlier byte of the prefix depends on its order.
+    assert _codes(_AFTER, "chat-routes.ts") == []
+
+
+def test_the_same_text_ahead_of_the_history_or_in_the_system_message_still_reports() -> None:
+    system = _AFTER.replace("role: 'function', name: 'memories'", "role: 'system'")
+    assert (3, "PL203") in _codes(system, "chat-routes.ts")
+    ahead = _AFTER.replace(
+        "{ role: 'system', content: SYSTEM }, ...history",
+        "{ role: 'system', content: filesPrompt }, ...history",
+    )
+    assert (3, "PL203") in _codes(ahead, "chat-routes.ts")
