@@ -166,6 +166,9 @@ def _newest_window(src: Source, value: Node) -> bool:
 
 # Calls that write a row to a database table or collection.
 _ROW_WRITES = frozenset({"insert", "insertOne", "insertMany", "upsert", "insert_one"})
+# A listing's taints, and the array methods that run a callback once per element.
+_LISTED = ORDER | {"filetree"}
+_PER_ELEMENT = frozenset({"map", "forEach", "flatMap"})
 _LOGS = frozenset({"log", "debug", "info", "warn", "trace"})
 _MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
@@ -1069,9 +1072,35 @@ class SinkCheck:
                 # `system: systemPrompt`: the value was reported where `systemPrompt` is bound,
                 # a sink of its own; one finding per value, not one per hop.
                 continue
+            one = self._one_item(at)
             for taint in sorted(self.ev.taints(leaf), key=_order_key):
+                if taint.kind in _LISTED and (taint.kind, taint.line, taint.path) in one:
+                    continue
                 if taint.kind in VOLATILE or (taint.kind in ORDER and not volatile_only):
                     self._add(leaf, taint, sink, sink_line)
+
+    def _one_item(self, at: Node) -> set[tuple[str, int, str]]:
+        """`entries.map((fileName) => { const systemPrompt = read(join(dir, fileName)) ...
+        })`: a sink bound inside a callback run once per element of a listing holds one
+        element's value (a file's own text, its name), which carries neither the listing's
+        order nor what else the folder holds. The listing's own taints (as the collection
+        carries them), to leave out there; a listing read any other way is still reported."""
+        if at.type in ("assignment_expression", "augmented_assignment_expression"):
+            return set()  # `systemPrompt += f`: a text outside the callback gathers them all
+        cb = scope_of(at) if at.parent is not None else None
+        args = cb.parent if cb is not None else None
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if cb is None or cb.type not in FUNCTIONS or call is None:
+            return set()
+        fn = call.child_by_field_name("function")
+        if fn is None or fn.type != "member_expression":
+            return set()
+        if self.src.text(fn.child_by_field_name("property")) not in _PER_ELEMENT:
+            return set()
+        obj = fn.child_by_field_name("object")
+        if obj is None:
+            return set()
+        return {(t.kind, t.line, t.path) for t in self.ev.taints(obj) if t.kind in _LISTED}
 
     def _kept_head(self, node: Node) -> bool:
         """`this.messages[0]` (or a field of it): the first message of the kept history, read

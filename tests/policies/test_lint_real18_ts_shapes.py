@@ -118,3 +118,40 @@ def test_the_same_text_ahead_of_the_history_or_in_the_system_message_still_repor
         "{ role: 'system', content: filesPrompt }, ...history",
     )
     assert (3, "PL203") in _codes(ahead, "chat-routes.ts")
+
+
+_ROLES = (
+    "import * as fs from 'fs'\n"
+    "export function loadRoles(dir: string): Role[] {\n"
+    "  const entries = fs.readdirSync(dir)\n"
+    "  return entries.filter((f) => f.endsWith('.md')).map((fileName) => {\n"
+    "    const name = fileName.replace(/\\.md$/, '')\n"
+    "    const systemPrompt = readText(fileName) || `You are ${name}.`\n"
+    "    return { name, systemPrompt }\n"
+    "  })\n"
+    "}\n"
+)
+
+
+def test_each_files_own_prompt_in_a_map_over_a_listing_is_one_item() -> None:
+    # One role per file, its prompt that file's text: the listing orders the roles, no
+    # prompt's bytes.
+    assert _codes(_ROLES, "roles.ts") == []
+
+
+def test_a_listing_accumulated_or_captured_into_a_prompt_still_reports() -> None:
+    # Every name written into one prompt across the loop: the listing's order is its order.
+    summed = (
+        "import * as fs from 'fs'\n"
+        "export function build(dir: string) {\n"
+        "  let systemPrompt = 'Files:'\n"
+        "  fs.readdirSync(dir).forEach((f) => { systemPrompt += `\\n${f}` })\n"
+        "  return systemPrompt\n"
+        "}\n"
+    )
+    assert (4, "PL203") in _codes(summed, "build.ts")
+    # The whole listing read inside each item's prompt (it is not the collection mapped).
+    captured = _ROLES.replace(
+        "`You are ${name}.`", "`You are ${name}. Files: ${fs.readdirSync('.').join(', ')}`"
+    )
+    assert (6, "PL203") in _codes(captured, "roles.ts")
