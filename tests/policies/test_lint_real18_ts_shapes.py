@@ -63,12 +63,12 @@ def test_the_oldest_rows_read_to_a_cap_are_a_stable_prefix() -> None:
 def test_the_newest_rows_read_to_a_cap_still_report() -> None:
     for newest in ("{ ascending: false }", "'desc'"):
         src = _STORED.replace("{ ascending: true }", newest)
-        assert _codes(src, "route.ts") == [(3, "PL303"), (8, "PL303")], newest
+        assert _codes(src, "route.ts") == [(7, "PL303"), (8, "PL303")], newest
     # One key oldest first but a later one newest first: not all ascending, still a window.
     mixed = _STORED.replace(
         "    .limit(MAX", "    .order('id', { ascending: false })\n    .limit(MAX"
     )
-    assert _codes(mixed, "route.ts") == [(3, "PL303"), (9, "PL303")]
+    assert _codes(mixed, "route.ts") == [(8, "PL303"), (9, "PL303")]
 
 
 _LOGGED = (
@@ -155,3 +155,25 @@ def test_a_listing_accumulated_or_captured_into_a_prompt_still_reports() -> None
         "`You are ${name}.`", "`You are ${name}. Files: ${fs.readdirSync('.').join(', ')}`"
     )
     assert (6, "PL203") in _codes(captured, "roles.ts")
+
+
+_TYPED = (
+    "function applyWindow(all: ConversationMessage[]): ConversationMessage[] {\n"
+    "  return all.length > WINDOW ? all.slice(-WINDOW) : all\n"
+    "}\n"
+    "export async function reply(rows: ConversationMessage[], system: string) {\n"
+    "  return streamText({ model, system, messages: applyWindow(rows) })\n"
+    "}\n"
+)
+
+
+def test_a_parameter_typed_as_messages_cut_from_the_end_is_a_window() -> None:
+    assert _codes(_TYPED, "orchestrator.ts") == [(2, "PL303")]
+    generic = _TYPED.replace("ConversationMessage[]", "Array<ChatMessage>")
+    assert _codes(generic, "orchestrator.ts") == [(2, "PL303")]
+
+
+def test_a_parameter_typed_as_other_lists_cut_from_the_end_is_not() -> None:
+    for other in ("string[]", "Row[]", "Message"):
+        src = _TYPED.replace("ConversationMessage[]", other)
+        assert _codes(src, "orchestrator.ts") == [], other
