@@ -122,6 +122,8 @@ _RETRIEVED_WORDS = frozenset({"results", "memories", "memory", "documents", "chu
 _FETCHED_CONTEXT = frozenset(
     {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
     | {"relevant", "knowledge", "query", "results"}
+    # `toolContext`: what a tool fetched for this reply (not `toolsContext`, a catalogue)
+    | {"tool"}
 )
 # Reads of an incoming HTTP request's body (`await req.json()`, `await request.formData()`).
 _BODY_READS = frozenset({"json", "formData"})
@@ -581,7 +583,8 @@ class Evaluator:
         """`memories`, `searchResults`, `retrievedContext`: a parameter or a function's local
         named for content fetched for this request (not a module constant, not fixed text)."""
         ws = words(name)
-        if not ws or ws[-1] not in _RETRIEVED_WORDS | {"context"} or set(ws) & _SETTLED_WORDS:
+        settled = _SETTLED_WORDS - {"tool"} if ws[-1:] == ["context"] else _SETTLED_WORDS
+        if not ws or ws[-1] not in _RETRIEVED_WORDS | {"context"} or set(ws) & settled:
             return EMPTY
         if ws[-1] == "context" and not set(ws) & _FETCHED_CONTEXT:
             return EMPTY  # `context`, `fileContext`, `actionContext`: a run's state, fixed

@@ -177,3 +177,27 @@ def test_a_parameter_typed_as_other_lists_cut_from_the_end_is_not() -> None:
     for other in ("string[]", "Row[]", "Message"):
         src = _TYPED.replace("ConversationMessage[]", other)
         assert _codes(src, "orchestrator.ts") == [], other
+
+
+_TOOL_CONTEXT = (
+    "export function buildSystemPrompt({ language, toolContext }: Input = {}): string {\n"
+    "  const toolSection = toolContext?.trim() ? `Tool context:\\n${toolContext.trim()}` : ''\n"
+    "  return `You are Mochi.\\n${toolSection}`.trim()\n"
+    "}\n"
+)
+
+
+def test_a_tools_fresh_context_in_the_system_prompt_reports() -> None:
+    # What a tool fetched for this reply, written into the system prompt ahead of the history.
+    assert _codes(_TOOL_CONTEXT, "chat.ts") == [(3, "PL304")]
+
+
+def test_a_tool_catalogue_or_result_name_is_still_settled() -> None:
+    # `toolsContext` (the tools on offer) and a `toolResults` record stay settled, as before.
+    for name in ("toolsContext", "toolResults"):
+        assert _codes(_TOOL_CONTEXT.replace("toolContext", name), "chat.ts") == [], name
+    # Fixed text bound to the name is no fetch.
+    fixed = _TOOL_CONTEXT.replace("({ language, toolContext }: Input = {})", "()").replace(
+        "  const toolSection", "  const toolContext = 'Call tools.'\n  const toolSection"
+    )
+    assert _codes(fixed, "chat.ts") == []
