@@ -141,6 +141,9 @@ _EVENT_BOUNDS = frozenset(
     {"start", "end", "due", "birth", "departure", "arrival", "expiry", "expiration"}
     | {"deadline", "release", "created", "updated", "modified", "published"}
 )
+# What the user has selected or open in a document app (a spreadsheet's range, a deck's slide).
+_VIEWING = frozenset({"current", "active", "selected", "focused"})
+_SHEET_PARTS = frozenset({"range", "worksheet", "sheet", "cell", "cells", "slide"})
 _SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
 # Whose name a request may carry (`guestName`, `userName`): the person the conversation is
 # with, the same on every turn of it.
@@ -668,6 +671,10 @@ class Evaluator:
             rest = [w for w in words(name) if w not in ("prompt", "prompts", "section")]
             state = kind_of_name("_".join(rest)) if rest else None
             kind = state if state in ("vcs", "filetree") else None
+        if kind is None and set(words(name)) & _VIEWING and set(words(name)) & _SHEET_PARTS:
+            # `selectedRange`, `activeWorksheet`: where the user is in a document app right
+            # now (an add-in's selection), which moves between requests of one chat.
+            kind = "filetree"
         if kind is None:
             return EMPTY
         if kind in ("date", "time") and set(words(name)) & _EVENT_BOUNDS:

@@ -201,3 +201,27 @@ def test_a_tool_catalogue_or_result_name_is_still_settled() -> None:
         "  const toolSection", "  const toolContext = 'Call tools.'\n  const toolSection"
     )
     assert _codes(fixed, "chat.ts") == []
+
+
+_SHEET = (
+    "export async function send(messages: Msg[], selectedRange?: string) {\n"
+    "  const systemMessage = {\n"
+    "    role: 'system' as const,\n"
+    "    content: `You help with Excel.\\n${selectedRange ? `Selected: ${selectedRange}` : ''}`,\n"
+    "  }\n"
+    "  return client.chat.completions.create({\n"
+    "    model: 'm', messages: [systemMessage, ...messages] })\n"
+    "}\n"
+)
+
+
+def test_the_users_selection_in_a_document_app_in_the_system_prompt_reports() -> None:
+    assert _codes(_SHEET, "useAI.ts") == [(2, "PL105"), (4, "PL105")]
+    sheet = _SHEET.replace("selectedRange", "activeWorksheet")
+    assert _codes(sheet, "useAI.ts") == [(2, "PL105"), (4, "PL105")]
+
+
+def test_a_selection_that_is_a_setting_or_no_place_in_a_document_is_not() -> None:
+    # A model picked in the settings, a range with no word of the user's current place.
+    for name in ("selectedModel", "dateRange", "currentLanguage"):
+        assert _codes(_SHEET.replace("selectedRange", name), "useAI.ts") == [], name
