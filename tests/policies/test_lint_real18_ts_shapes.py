@@ -225,3 +225,32 @@ def test_a_selection_that_is_a_setting_or_no_place_in_a_document_is_not() -> Non
     # A model picked in the settings, a range with no word of the user's current place.
     for name in ("selectedModel", "dateRange", "currentLanguage"):
         assert _codes(_SHEET.replace("selectedRange", name), "useAI.ts") == [], name
+
+
+_STAMPS = (
+    "function ago(stamp: number): string {\n"
+    "  const minutes = Math.floor((Date.now() - stamp) / 60000)\n"
+    "  return `${minutes} minutes ago`\n"
+    "}\n"
+    "export function withTimes(messageHistory: Msg[]): Msg[] {\n"
+    "  const out = JSON.parse(JSON.stringify(messageHistory))\n"
+    "  for (let i = 0; i < messageHistory.length; i++) {\n"
+    "    const stamp = messageHistory[i].sentAt\n"
+    "    messageHistory[i].content = messageHistory[i].content.replace('$$', ago(stamp))\n"
+    "  }\n"
+    "  return messageHistory\n"
+    "}\n"
+)
+
+
+def test_earlier_messages_rewritten_with_the_time_elapsed_report() -> None:
+    assert _codes(_STAMPS, "bot.ts") == [(9, "PL101")]
+
+
+def test_earlier_messages_rewritten_without_a_clock_or_another_list_do_not() -> None:
+    # The stored time written as it is: the same bytes on every request.
+    fixed = _STAMPS.replace("ago(stamp)", "new Date(stamp).toISOString()")
+    assert _codes(fixed, "bot.ts") == []
+    # A list of reminders (no history) stamped with the time left.
+    other = _STAMPS.replace("messageHistory", "reminders")
+    assert _codes(other, "bot.ts") == []
