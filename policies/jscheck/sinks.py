@@ -946,7 +946,7 @@ class SinkCheck:
                             self._add(fill, taint, f"the template slot {slot}", src.pos(call)[0])
                 return
             if slot is not None and is_slot(slot):
-                if _translated(src, call):
+                if _translated(src, call) or self._translated_local(call):
                     return  # `t("doneDesc").replace("{steps}", n)`: a UI string, no prompt
                 if prefix_name(_chain_root(src, call)):
                     # `system.replace("{search_results}", results)`: a slot of the system
@@ -954,6 +954,24 @@ class SinkCheck:
                     self.text_sink(args[1], f"the system prompt's slot {slot}", call)
                 else:
                     self.text_sink(args[1], f"the template slot {slot}", call, volatile_only=True)
+
+    def _translated_local(self, call: Node) -> bool:
+        """`const msg = t("dev.preview_msg")` then `msg.replace("{{time}}", now)`: the chain
+        starts from a local bound only to translated UI strings."""
+        n = call
+        while n.type == "call_expression":
+            fn = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
+            obj = fn.child_by_field_name("object") if fn.type == "member_expression" else None
+            if obj is None:
+                return False
+            n = unwrap(obj)
+        if n.type != "identifier":
+            return False
+        _, vals, _ = self.ev.m.lookup(n, self.src.text(n))
+        return bool(vals) and all(
+            unwrap(v).type == "call_expression" and _translated(self.src, unwrap(v))
+            for v in vals or []
+        )
 
     # --- reporting -------------------------------------------------------------------------
 

@@ -254,3 +254,23 @@ def test_earlier_messages_rewritten_without_a_clock_or_another_list_do_not() -> 
     # A list of reminders (no history) stamped with the time left.
     other = _STAMPS.replace("messageHistory", "reminders")
     assert _codes(other, "bot.ts") == []
+
+
+_PREVIEW = (
+    "export const reply = async (history: Msg[], currentTime?: string) => {\n"
+    "  if (getSettings().preview) {\n"
+    "    const msg = t('dev.preview_msg')\n"
+    "    return msg.replace('{{time}}', currentTime || 'Unknown')\n"
+    "  }\n"
+    "  return ask(history)\n"
+    "}\n"
+)
+
+
+def test_a_translated_ui_string_filled_through_a_local_is_no_prompt() -> None:
+    assert _codes(_PREVIEW, "respond.ts") == []
+
+
+def test_a_prompt_template_filled_through_a_local_still_reports() -> None:
+    src = _PREVIEW.replace("t('dev.preview_msg')", "loadTemplate('reply')")
+    assert _codes(src, "respond.ts") == [(4, "PL101")]
