@@ -1518,12 +1518,25 @@ class SinkCheck:
             v = unwrap(v)
             if v.type == "await_expression" and v.named_children:
                 v = unwrap(v.named_children[0])
-            if v.type != "call_expression" or arguments(v):
+            if v.type != "call_expression" or any(self._of_request(a) for a in arguments(v)):
                 return False
             fn = v.child_by_field_name("function")
             if fn is None or unwrap(fn).type != "identifier":
                 return False
         return True
+
+    def _of_request(self, arg: Node) -> bool:
+        """Whether an argument may carry something of this request: anything it is made of
+        (the request's body, a parameter, a clock), or a name for the request itself. A
+        client handle and the signed-in user's id or email carry nothing of it
+        (`fetchPetContext(supabase, user.email)`: the user's stored records)."""
+        if self.ev.taints(arg):
+            return True
+        return any(
+            n.type in ("identifier", "property_identifier")
+            and bool(set(words(self.src.text(n))) & _REQUEST)
+            for n in walk(arg)
+        )
 
     def _field_varies(self, node: Node) -> bool:
         """`state.webContent`, `thread.messages`: a field of a name that varies (below)."""

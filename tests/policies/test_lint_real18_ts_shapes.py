@@ -274,3 +274,29 @@ def test_a_translated_ui_string_filled_through_a_local_is_no_prompt() -> None:
 def test_a_prompt_template_filled_through_a_local_still_reports() -> None:
     src = _PREVIEW.replace("t('dev.preview_msg')", "loadTemplate('reply')")
     assert _codes(src, "respond.ts") == [(4, "PL101")]
+
+
+_PROFILE = (
+    "import { buildSystemPrompt } from './prompts'\n"
+    "export async function POST(request: Request) {\n"
+    "  const { data: { user } } = await supabase.auth.getUser()\n"
+    "  const { message } = await request.json()\n"
+    "  const history = await loadHistory(user.id)\n"
+    "  const petContext = await fetchPetContext(supabase, user.email)\n"
+    "  const system = buildSystemPrompt(petContext)\n"
+    "  return openai.chat.completions.create({ model: 'm', messages: [\n"
+    "    { role: 'system', content: system }, ...history, { role: 'user', content: message }] })\n"
+    "}\n"
+)
+
+
+def test_a_users_stored_records_read_by_their_identity_are_not_per_request() -> None:
+    # Handed a client and the signed-in user's email: nothing of this request picks them.
+    assert _codes(_PROFILE, "route.ts") == []
+
+
+def test_what_a_call_handed_the_request_fetched_still_reports() -> None:
+    src = _PROFILE.replace("fetchPetContext(supabase, user.email)", "fetchPetContext(message)")
+    assert (7, "PL304") in _codes(src, "route.ts")
+    query = _PROFILE.replace("fetchPetContext(supabase, user.email)", "fetchPetContext(query)")
+    assert _codes(query, "route.ts") == [(7, "PL304")]
