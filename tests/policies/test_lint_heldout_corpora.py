@@ -336,12 +336,13 @@ CORPORA = (
         # Scored once, by the lead, with the round's final rules (main aa7f1c1d); its 16
         # unlabelled findings judged in findings.toml (2 true, 14 false). The rules before the
         # round (main dbec5b63) give the same figures. Raised after that one scoring (these
-        # are development floors now): TS 3/5, 1/2, 13/23 -> 5/5, 1/2, 15/18 by branch h30ts7
-        # (earlier messages' timestamps rewritten per request; one-shot handlers, an oldest-
-        # first capped read, a logged figure, similar files pushed after the history, a
-        # user's records read by their identity).
+        # are development floors now): TS 3/5, 1/2, 13/23 -> 5/5, 2/2, 16/19 by branch h30ts7
+        # (earlier messages' timestamps rewritten per request, the new message's images spread
+        # into every earlier one; one-shot handlers, an oldest-first capped read, a logged
+        # figure, similar files pushed after the history, a user's records read by their
+        # identity).
         test={
-            "ts": {"volatile": (5, 5), "structural": (1, 2), "precision": (15, 18)},
+            "ts": {"volatile": (5, 5), "structural": (2, 2), "precision": (16, 19)},
             "py": {"volatile": (0, 0), "structural": (1, 4), "precision": (1, 5)},
         },
     ),

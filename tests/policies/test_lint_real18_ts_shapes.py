@@ -300,3 +300,35 @@ def test_what_a_call_handed_the_request_fetched_still_reports() -> None:
     assert (7, "PL304") in _codes(src, "route.ts")
     query = _PROFILE.replace("fetchPetContext(supabase, user.email)", "fetchPetContext(query)")
     assert _codes(query, "route.ts") == [(7, "PL304")]
+
+
+_IMAGES = (
+    "export function Chat() {\n"
+    "  const addSelectedImages = () => {\n"
+    "    if (selectedImages.length === 0) return {}\n"
+    "    return { images: selectedImages.map((image) => image.base64) }\n"
+    "  }\n"
+    "  const formatRequest = async () => {\n"
+    "    const body = {\n"
+    "      model: currentModelName,\n"
+    "      messages: messagesRef.current.map((message) => {\n"
+    "        return { role: message.role, content: message.content, ...addSelectedImages() }\n"
+    "      }),\n"
+    "    }\n"
+    "    return fetch(addr, { method: 'POST', body: JSON.stringify(body) })\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_what_the_new_message_attaches_spread_into_every_earlier_one_reports() -> None:
+    assert _codes(_IMAGES, "Chat.tsx") == [(10, "PL303")]
+
+
+def test_a_messages_own_attachments_or_a_list_of_other_things_do_not() -> None:
+    # Each message keeps its own images (read from the item): the same bytes every request.
+    own = _IMAGES.replace("...addSelectedImages()", "...imagesOf(message)")
+    assert _codes(own, "Chat.tsx") == []
+    # The images spread into each card of a gallery, no history.
+    gallery = _IMAGES.replace("messagesRef.current.map", "cardsRef.current.map")
+    assert _codes(gallery, "Chat.tsx") == []
