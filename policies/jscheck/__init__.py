@@ -26,6 +26,7 @@ from .aheadsystem import check_system_ahead_of_history
 from .askedwindow import check_asked_window
 from .capwindows import check_cap_windows
 from .chainstart import drop_chain_start
+from .clockhistory import check_clock_in_history
 from .depthinsert import check_depth_insert
 from .flagtools import check_flag_tools
 from .instancemode import drop_instance_modes
@@ -78,6 +79,7 @@ def check_js(
         SinkCheck(src, ev).run()
         + check_windows(src)
         + check_rewrites(src)
+        + check_clock_in_history(src, ev)
         + check_side_requests(src)
         + check_flattened_history(src)
         + check_model_per_step(src)

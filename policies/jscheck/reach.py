@@ -172,7 +172,12 @@ class _Index:
         while fn is not None and _callback(fn):
             if self._route(fn) and self.sites(fn):
                 break  # an HTTP route's handler: the requests it makes are its own
-            fn = self.around_node(fn)  # a callback runs as part of the function it is handed in
+            up = self.around_node(fn)  # a callback runs as part of the function it is handed in
+            if up is None and self.sites(fn):
+                # handed to a call at module level (`Deno.serve(async (req) => ...)`, an
+                # event's listener): nothing encloses it, so its own requests decide
+                break
+            fn = up
         if fn is None:
             return False  # module level: read wherever the module is imported
         if self._in_test(fn):

@@ -48,6 +48,12 @@ def check_rewrites(src: Source) -> list[Finding]:
             hit = _indexed_write(src, n)
             if hit is not None:
                 add(hit, f"earlier messages are cut once over a bound (`{_short(src, hit)}`)")
+        elif n.type == "spread_element" and _attached_to_each(src, n):
+            add(
+                n,
+                f"every message of the history is rebuilt with what this request attaches "
+                f"(`{_short(src, n)}`)",
+            )
         elif n.type == "assignment_expression" and _last_role_write(src, n):
             add(n, f"the last message's role is changed by its position (`{_short(src, n)}`)")
         elif n.type == "assignment_expression":
@@ -65,6 +71,48 @@ def check_rewrites(src: Source) -> list[Finding]:
             if obj is not None and src.text(unwrap(obj)) == src.text(left) and not _by_id(src, r):
                 add(n, f"messages are filtered out of the history (`{_short(src, n)}`)")
     return out
+
+
+def _attached_to_each(src: Source, spread: Node) -> bool:
+    """`messages: history.map((m) => ({ role: m.role, content: m.content,
+    ...addSelectedImages() }))`: a call of this file's own function, handed nothing, spread into
+    each message the map rebuilds from the history. It reads what the app holds now (the images
+    picked for the new message), so earlier messages carry it in this request and lose it, or
+    carry other ones, in the next: their bytes change."""
+    call = unwrap(spread.named_children[0]) if spread.named_children else None
+    if call is None or call.type != "call_expression" or arguments(call):
+        return False
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "identifier" or not _defined_in(src, src.text(fn)):
+        return False
+    obj = spread.parent
+    cb = obj.parent if obj is not None else None
+    while cb is not None and cb.type not in FUNCTIONS:
+        cb = cb.parent  # the callback that builds the message
+    args = cb.parent if cb is not None else None
+    mapping = args.parent if args is not None and args.type == "arguments" else None
+    if mapping is None or callee_name(src, mapping) != "map":
+        return False
+    over = mapping.child_by_field_name("function")
+    items = over.child_by_field_name("object") if over is not None else None
+    if (
+        items is not None
+        and items.type == "member_expression"
+        and (src.text(items.child_by_field_name("property")) == "current")
+    ):
+        items = items.child_by_field_name("object")  # React's `messagesRef.current`
+    return items is not None and is_history(src, items)
+
+
+def _defined_in(src: Source, name: str) -> bool:
+    """A function this file defines (`const addSelectedImages = () => ...`, `function f()`)."""
+    for n in walk(src.root):
+        if n.type == "function_declaration" and src.text(n.child_by_field_name("name")) == name:
+            return True
+        if n.type == "variable_declarator" and src.text(n.child_by_field_name("name")) == name:
+            value = n.child_by_field_name("value")
+            return value is not None and unwrap(value).type in FUNCTIONS
+    return False
 
 
 def _by_id(src: Source, call: Node) -> bool:

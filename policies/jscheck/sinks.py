@@ -27,6 +27,7 @@ from ..findings import Finding
 from ..meaning import identity_name, kind_of_name, words
 from .records import is_record
 from .slots import never_filled
+from .structure import MEASURE
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -165,6 +166,10 @@ def _newest_window(src: Source, value: Node) -> bool:
 
 # Calls that write a row to a database table or collection.
 _ROW_WRITES = frozenset({"insert", "insertOne", "insertMany", "upsert", "insert_one"})
+# A listing's taints, and the array methods that run a callback once per element.
+_LISTED = ORDER | {"filetree"}
+_PER_ELEMENT = frozenset({"map", "forEach", "flatMap"})
+_LOGS = frozenset({"log", "debug", "info", "warn", "trace"})
 _MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
@@ -447,6 +452,41 @@ class SinkCheck:
             if key == "content" and _role(self.src, pair.parent) != "user":
                 return False  # `{ role: 'user', content: prompt }`: the user's own turn
         return True
+
+    def _sent_after_history(self, name: str, at: Node) -> bool:
+        """`const similarFilesPrompt = ...` read only as the content of a message that is not
+        a system one and is pushed onto the list sent (`messages.push({ role: "function",
+        content: similarFilesPrompt })`), and otherwise only measured or logged: it follows the
+        history, so whatever it holds changes no earlier byte of the prefix."""
+        declared = at.child_by_field_name("name") if at.type == "variable_declarator" else None
+        if declared is None:
+            return False
+        uses = [
+            n
+            for n in walk(scope_of(at))
+            if n.type == "identifier" and self.src.text(n) == name and n.id != declared.id
+        ]
+        pushed = False
+        for u in uses:
+            args = u.parent
+            call = args.parent if args is not None and args.type == "arguments" else None
+            if call is not None and set(words(callee_name(self.src, call))) & MEASURE:
+                continue  # `countTokens(similarFilesPrompt)`, `log(...)`: read, not sent
+            pair = u.parent
+            if pair is None or pair.type != "pair" or pair.child_by_field_name("value") != u:
+                return False
+            if key_name(self.src, pair.child_by_field_name("key")) != "content":
+                return False
+            obj = pair.parent
+            role = _role(self.src, obj)
+            if role is None or role in _SYSTEM_ROLES:
+                return False
+            args = obj.parent if obj is not None else None
+            call = args.parent if args is not None and args.type == "arguments" else None
+            if call is None or callee_name(self.src, call) != "push":
+                return False
+            pushed = True
+        return pushed
 
     def _one_text_request(self, use: Node) -> bool:
         """`aiGenerate(prompt)`, `llm(prompt, input)`: the text handed as the first argument
@@ -747,7 +787,7 @@ class SinkCheck:
                 return
             if v.type in FUNCTIONS:
                 self._returns(v, name)
-            elif self._only_user_prompt(name, at):
+            elif self._only_user_prompt(name, at) or self._sent_after_history(name, at):
                 return
             else:
                 self._clock_slots(v, name)
@@ -808,6 +848,10 @@ class SinkCheck:
         called = (
             callee_name(src, call) if call is not None and call.type == "call_expression" else ""
         )
+        if called in _LOGS:
+            # `log("/chat tokens", { contextSystem: SYSTEM_MESSAGE_TOKENS })`: figures handed
+            # to a log line; its prompt-named fields are read by a person, never sent.
+            return
         if called in _ROW_WRITES:
             # `db.from("ai_interactions").insert({ request_prompt: system + user })`: a row
             # logged to a table; its prompt-named fields are a record of a request, not one.
@@ -902,7 +946,7 @@ class SinkCheck:
                             self._add(fill, taint, f"the template slot {slot}", src.pos(call)[0])
                 return
             if slot is not None and is_slot(slot):
-                if _translated(src, call):
+                if _translated(src, call) or self._translated_local(call):
                     return  # `t("doneDesc").replace("{steps}", n)`: a UI string, no prompt
                 if prefix_name(_chain_root(src, call)):
                     # `system.replace("{search_results}", results)`: a slot of the system
@@ -910,6 +954,24 @@ class SinkCheck:
                     self.text_sink(args[1], f"the system prompt's slot {slot}", call)
                 else:
                     self.text_sink(args[1], f"the template slot {slot}", call, volatile_only=True)
+
+    def _translated_local(self, call: Node) -> bool:
+        """`const msg = t("dev.preview_msg")` then `msg.replace("{{time}}", now)`: the chain
+        starts from a local bound only to translated UI strings."""
+        n = call
+        while n.type == "call_expression":
+            fn = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
+            obj = fn.child_by_field_name("object") if fn.type == "member_expression" else None
+            if obj is None:
+                return False
+            n = unwrap(obj)
+        if n.type != "identifier":
+            return False
+        _, vals, _ = self.ev.m.lookup(n, self.src.text(n))
+        return bool(vals) and all(
+            unwrap(v).type == "call_expression" and _translated(self.src, unwrap(v))
+            for v in vals or []
+        )
 
     # --- reporting -------------------------------------------------------------------------
 
@@ -1028,9 +1090,35 @@ class SinkCheck:
                 # `system: systemPrompt`: the value was reported where `systemPrompt` is bound,
                 # a sink of its own; one finding per value, not one per hop.
                 continue
+            one = self._one_item(at)
             for taint in sorted(self.ev.taints(leaf), key=_order_key):
+                if taint.kind in _LISTED and (taint.kind, taint.line, taint.path) in one:
+                    continue
                 if taint.kind in VOLATILE or (taint.kind in ORDER and not volatile_only):
                     self._add(leaf, taint, sink, sink_line)
+
+    def _one_item(self, at: Node) -> set[tuple[str, int, str]]:
+        """`entries.map((fileName) => { const systemPrompt = read(join(dir, fileName)) ...
+        })`: a sink bound inside a callback run once per element of a listing holds one
+        element's value (a file's own text, its name), which carries neither the listing's
+        order nor what else the folder holds. The listing's own taints (as the collection
+        carries them), to leave out there; a listing read any other way is still reported."""
+        if at.type in ("assignment_expression", "augmented_assignment_expression"):
+            return set()  # `systemPrompt += f`: a text outside the callback gathers them all
+        cb = scope_of(at) if at.parent is not None else None
+        args = cb.parent if cb is not None else None
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if cb is None or cb.type not in FUNCTIONS or call is None:
+            return set()
+        fn = call.child_by_field_name("function")
+        if fn is None or fn.type != "member_expression":
+            return set()
+        if self.src.text(fn.child_by_field_name("property")) not in _PER_ELEMENT:
+            return set()
+        obj = fn.child_by_field_name("object")
+        if obj is None:
+            return set()
+        return {(t.kind, t.line, t.path) for t in self.ev.taints(obj) if t.kind in _LISTED}
 
     def _kept_head(self, node: Node) -> bool:
         """`this.messages[0]` (or a field of it): the first message of the kept history, read
@@ -1430,12 +1518,25 @@ class SinkCheck:
             v = unwrap(v)
             if v.type == "await_expression" and v.named_children:
                 v = unwrap(v.named_children[0])
-            if v.type != "call_expression" or arguments(v):
+            if v.type != "call_expression" or any(self._of_request(a) for a in arguments(v)):
                 return False
             fn = v.child_by_field_name("function")
             if fn is None or unwrap(fn).type != "identifier":
                 return False
         return True
+
+    def _of_request(self, arg: Node) -> bool:
+        """Whether an argument may carry something of this request: anything it is made of
+        (the request's body, a parameter, a clock), or a name for the request itself. A
+        client handle and the signed-in user's id or email carry nothing of it
+        (`fetchPetContext(supabase, user.email)`: the user's stored records)."""
+        if self.ev.taints(arg):
+            return True
+        return any(
+            n.type in ("identifier", "property_identifier")
+            and bool(set(words(self.src.text(n))) & _REQUEST)
+            for n in walk(arg)
+        )
 
     def _field_varies(self, node: Node) -> bool:
         """`state.webContent`, `thread.messages`: a field of a name that varies (below)."""

@@ -18,7 +18,7 @@ from tree_sitter import Node
 from ..findings import Finding
 from ..meaning import HISTORY_WORDS, words
 from ..sqlwindow import newest_capped
-from .syntax import Source, arguments, key_name, unwrap, walk
+from .syntax import Source, arguments, key_name, string_value, unwrap, walk
 
 _ROWS = HISTORY_WORDS | {"message", "turn", "chats", "conversations"}
 _ORDER = frozenset({"orderBy", "order", "sort"})
@@ -67,6 +67,50 @@ def _newest_first(src: Source, value: Node) -> bool:
     return any(
         n.type == "string" and src.text(n).strip("'\"`").lower() == "desc" for n in walk(value)
     )
+
+
+def _ascending(src: Source, call: Node) -> bool | None:
+    """The direction of one ordering call of a query chain: `.order("created_at", { ascending:
+    true })` (Supabase), `.orderBy("id", "asc")` (Knex, Drizzle): True oldest first, False
+    newest first, None where it is not an ordering call or does not say."""
+    callee = call.child_by_field_name("function")
+    if callee is None or callee.type != "member_expression":
+        return None
+    if src.text(callee.child_by_field_name("property")) not in _ORDER:
+        return None
+    for a in arguments(call)[1:]:
+        a = unwrap(a)
+        said = string_value(src, a)
+        if said is not None and said.lower() in ("asc", "desc"):
+            return said.lower() == "asc"
+        if a.type != "object":
+            continue
+        for p in a.named_children:
+            if p.type == "pair" and key_name(src, p.child_by_field_name("key")) == "ascending":
+                value = src.text(unwrap(_pair_value(p)))
+                if value in ("true", "false"):
+                    return value == "true"
+    return None
+
+
+def oldest_first(src: Source, call: Node) -> bool:
+    """Whether the query chain a capping call ends (`.order(..., { ascending: true
+    }).limit(n)`) orders every key oldest first: its cap keeps the OLDEST rows, the same
+    ones on every turn once the chat holds more, a stable prefix rather than a window."""
+    said: list[bool] = []
+    n: Node | None = call
+    while n is not None and n.type == "call_expression":
+        fn = n.child_by_field_name("function")
+        if fn is None or fn.type != "member_expression":
+            break
+        way = _ascending(src, n)
+        if way is not None:
+            said.append(way)
+        obj = fn.child_by_field_name("object")
+        n = unwrap(obj) if obj is not None else None
+        if n is not None and n.type == "await_expression":
+            break
+    return bool(said) and all(said)
 
 
 def _pair_value(pair: Node) -> Node:

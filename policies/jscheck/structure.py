@@ -22,6 +22,7 @@ from ..findings import Finding
 from ..meaning import HISTORY_WORDS, OVERFLOW_TEXT, SIDE_WORDS, words
 from ..meaning import overflow_name as _overflow_name
 from .reach import text_handed_in, window_sent
+from .storewindow import oldest_first
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -303,10 +304,30 @@ def is_history(src: Source, node: Node | None) -> bool:
     return bool(ws & _HISTORY) and _not_system(ws) and named[-1] not in _FIELD_LIST
 
 
+def _typed_messages(src: Source, node: Node | None) -> bool:
+    """A parameter declared as a list of messages (`all: ConversationMessage[]`,
+    `items: Array<ChatMessage>`), whatever its own name: its type says it is a history."""
+    if node is None or unwrap(node).type != "identifier":
+        return False
+    name = src.text(unwrap(node))
+    fn = function_of(node)
+    params = fn.child_by_field_name("parameters") if fn is not None else None
+    for p in params.named_children if params is not None else []:
+        pattern = p.child_by_field_name("pattern")
+        typed = p.child_by_field_name("type")
+        if pattern is None or typed is None or src.text(pattern) != name:
+            continue
+        text = src.text(typed).lstrip(": ").strip()
+        listed = text.endswith("[]") or text.startswith(("Array<", "ReadonlyArray<"))
+        ws = set(words(text))
+        return listed and bool(ws & (_HISTORY | {"message"})) and _not_system(ws)
+    return False
+
+
 _EXPIRE = frozenset({"expire", "prune", "evict", "forget"})
 _TOKENS = frozenset({"tokens", "budget"})
 # Calls that only measure a history (`countTokens(messages, maxTokens)`) cut nothing.
-_MEASURE = frozenset({"count", "estimate", "measure", "tokenize", "encode", "log", "debug"})
+MEASURE = frozenset({"count", "estimate", "measure", "tokenize", "encode", "log", "debug"})
 
 
 _CUT = frozenset({"subset", "trim", "truncate", "fit", "window", "cut", "select", "prepare"})
@@ -318,7 +339,7 @@ def _cuts_messages(name: str) -> bool:
     """A call that works on the messages themselves (`getMessagesSubset`,
     `prepareMessagesWithFiles`), not one that only measures them or summarises them."""
     ws = set(words(name))
-    if ws & (_MEASURE | _COMPACT):
+    if ws & (MEASURE | _COMPACT):
         return False
     return bool(ws & (_CUT | (_HISTORY - {"session"})))
 
@@ -533,7 +554,7 @@ def check_windows(src: Source) -> list[Finding]:
             name == "slice"
             and args
             and _negative(src, args[0])
-            and is_history(src, _through_order_kept(src, obj))
+            and (is_history(src, _through_order_kept(src, obj)) or _typed_messages(src, obj))
             and not _for_side_request(src, n)
             and not _excerpted(src, n)
         ):
@@ -611,8 +632,11 @@ def check_windows(src: Source) -> list[Finding]:
                 named = set(words(name)) & (_HISTORY | {"load", "trim"}) or (
                     set(words(name)) & _CAP and any(is_history(src, x) for x in args)
                 )
-                if capped and name and named:
-                    add(n, f"the history is loaded capped to a message count (`{_short(src, n)}`)")
+                if capped and name and named and not oldest_first(src, n):
+                    add(
+                        _method_at(n),
+                        f"the history is loaded capped to a message count (`{_short(src, n)}`)",
+                    )
                     break
     return out
 

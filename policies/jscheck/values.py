@@ -122,6 +122,8 @@ _RETRIEVED_WORDS = frozenset({"results", "memories", "memory", "documents", "chu
 _FETCHED_CONTEXT = frozenset(
     {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
     | {"relevant", "knowledge", "query", "results"}
+    # `toolContext`: what a tool fetched for this reply (not `toolsContext`, a catalogue)
+    | {"tool"}
 )
 # Reads of an incoming HTTP request's body (`await req.json()`, `await request.formData()`).
 _BODY_READS = frozenset({"json", "formData"})
@@ -139,6 +141,9 @@ _EVENT_BOUNDS = frozenset(
     {"start", "end", "due", "birth", "departure", "arrival", "expiry", "expiration"}
     | {"deadline", "release", "created", "updated", "modified", "published"}
 )
+# What the user has selected or open in a document app (a spreadsheet's range, a deck's slide).
+_VIEWING = frozenset({"current", "active", "selected", "focused"})
+_SHEET_PARTS = frozenset({"range", "worksheet", "sheet", "cell", "cells", "slide"})
 _SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
 # Whose name a request may carry (`guestName`, `userName`): the person the conversation is
 # with, the same on every turn of it.
@@ -581,7 +586,8 @@ class Evaluator:
         """`memories`, `searchResults`, `retrievedContext`: a parameter or a function's local
         named for content fetched for this request (not a module constant, not fixed text)."""
         ws = words(name)
-        if not ws or ws[-1] not in _RETRIEVED_WORDS | {"context"} or set(ws) & _SETTLED_WORDS:
+        settled = _SETTLED_WORDS - {"tool"} if ws[-1:] == ["context"] else _SETTLED_WORDS
+        if not ws or ws[-1] not in _RETRIEVED_WORDS | {"context"} or set(ws) & settled:
             return EMPTY
         if ws[-1] == "context" and not set(ws) & _FETCHED_CONTEXT:
             return EMPTY  # `context`, `fileContext`, `actionContext`: a run's state, fixed
@@ -665,6 +671,10 @@ class Evaluator:
             rest = [w for w in words(name) if w not in ("prompt", "prompts", "section")]
             state = kind_of_name("_".join(rest)) if rest else None
             kind = state if state in ("vcs", "filetree") else None
+        if kind is None and set(words(name)) & _VIEWING and set(words(name)) & _SHEET_PARTS:
+            # `selectedRange`, `activeWorksheet`: where the user is in a document app right
+            # now (an add-in's selection), which moves between requests of one chat.
+            kind = "filetree"
         if kind is None:
             return EMPTY
         if kind in ("date", "time") and set(words(name)) & _EVENT_BOUNDS:

@@ -325,15 +325,24 @@ CORPORA = (
         # The round's final rules (main aa7f1c1d, the sixth passes) raise the development
         # half's structural recall (TS 2/9 -> 3/9, Python 0/4 -> 1/4; Python precision 2/13,
         # its one new finding judged false by the lead).
+        # TS 1/2, 3/9, 7/19 -> 2/2, 6/9, 12/17 by branch h30ts7 (a typed message list cut
+        # from the end, a capped store read placed at its cap, a tool's context and a
+        # document app's selection in a system prompt; a listing's own entries, a translated
+        # UI string filled through a local), one new finding judged in findings.toml.
         dev={
-            "ts": {"volatile": (1, 2), "structural": (3, 9), "precision": (7, 19)},
+            "ts": {"volatile": (2, 2), "structural": (6, 9), "precision": (12, 17)},
             "py": {"volatile": (1, 2), "structural": (1, 4), "precision": (2, 13)},
         },
         # Scored once, by the lead, with the round's final rules (main aa7f1c1d); its 16
         # unlabelled findings judged in findings.toml (2 true, 14 false). The rules before the
-        # round (main dbec5b63) give the same figures.
+        # round (main dbec5b63) give the same figures. Raised after that one scoring (these
+        # are development floors now): TS 3/5, 1/2, 13/23 -> 5/5, 2/2, 16/19 by branch h30ts7
+        # (earlier messages' timestamps rewritten per request, the new message's images spread
+        # into every earlier one; one-shot handlers, an oldest-first capped read, a logged
+        # figure, similar files pushed after the history, a user's records read by their
+        # identity).
         test={
-            "ts": {"volatile": (3, 5), "structural": (1, 2), "precision": (13, 23)},
+            "ts": {"volatile": (5, 5), "structural": (2, 2), "precision": (16, 19)},
             "py": {"volatile": (0, 0), "structural": (1, 4), "precision": (1, 5)},
         },
     ),
