@@ -23,6 +23,7 @@ from ..setaside import set_aside
 from .aheadsystem import check_system_ahead_of_history
 from .callers import Callers, drop_started_once
 from .context import Context, Scope
+from .firstonly import check_system_first_only
 from .flow import Flow
 from .fstrings import downlevel
 from .history import check_history
@@ -34,6 +35,7 @@ from .loadedwindow import check_loaded_windows
 from .looptools import check_loop_tools
 from .measured import drop_measured
 from .middleout import check_middle_out
+from .oneshot import drop_one_shot
 from .partials import check_volatile_partials
 from .peritem import check_per_item
 from .placement import Load, check_placement
@@ -197,6 +199,7 @@ def check_python(
     if _REPLACED_BY_POSITION.search(text):  # PL303 needs a message assigned at `[-n]`
         check_rewritten(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
+    check_system_first_only(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)
@@ -229,6 +232,7 @@ def check_python(
     found = drop_session_starts(tree, found, lines)
     found = drop_started_once(tree, found, callers)
     found = drop_run_once(tree, found)
+    found = drop_one_shot(tree, found)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 
