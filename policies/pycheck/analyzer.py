@@ -55,6 +55,7 @@ from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .templates import check_prompt_templates
 from .toolswap import (
+    check_final_without_tools,
     check_system_replaced,
     check_tool_selectors,
     check_tool_swaps,
@@ -211,6 +212,7 @@ def check_python(
     if "ToolSelector" in text:
         check_tool_selectors(tree, ctx)
     check_loop_tools(tree, ctx)
+    check_final_without_tools(tree, ctx)
     check_system_replaced(tree, ctx)
     check_prompt_templates(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
