@@ -197,7 +197,7 @@ def check_python(
     check_volatile_partials(tree, ctx)
     check_middle_out(tree, ctx)
     check_last_only(tree, ctx)
-    if _REPLACED_BY_POSITION.search(text):  # PL303 needs a message assigned at `[-n]`
+    if _REPLACED_BY_POSITION.search(text) or ".pop()" in text:  # PL303: `[-n] =`, or a pop
         check_rewritten(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
     check_system_first_only(tree, ctx)
