@@ -62,6 +62,7 @@ from .toolswap import (
     check_tools_dropped,
 )
 from .windows import check_windows
+from .windowtext import check_window_text_in_system
 
 
 class Analysis:
@@ -192,6 +193,7 @@ def check_python(
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
     check_windows(tree, ctx)
+    check_window_text_in_system(tree, ctx)
     check_store_windows(tree, ctx)
     check_loaded_windows(tree, ctx)
     check_volatile_partials(tree, ctx)
