@@ -2,9 +2,9 @@
 than the newest (`history[-2] = ...`), or the newest once the newest has been popped
 (`state["messages"].pop()` then `state["messages"][-1] = HumanMessage(short)`: an agent that
 shortens its previous observation before adding the next; or a new message appended, or handed
-back under the history's key, after the newest was popped), was sent in an earlier request; a
-new message in its place changes the history's bytes from there on, and every later request
-misses the cache from that message. Pure: a syntax tree in, findings out.
+back under the history's key, after the newest, already sent, was popped), was sent in an
+earlier request; a new message in its place changes the history's bytes from there on, and
+every later request misses the cache from that message. Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -15,6 +15,7 @@ import ast
 
 from ..meaning import HISTORY_WORDS, words
 from .context import Context
+from .side import _sends as is_send
 from .syntax import walk_no_defs
 
 _WHY = (
@@ -57,10 +58,11 @@ def check_rewritten(tree: ast.Module, ctx: Context) -> None:
 def _put_back(
     fn: ast.FunctionDef | ast.AsyncFunctionDef, popped: dict[str, int], ctx: Context
 ) -> None:
-    """The newest message popped and a new one made after it put in its place: appended to the
-    same history, or handed back under a history key for the framework to append (`return
-    {**state, "messages": [message]}`). The popped message was sent; its replacement is not
-    the same bytes. A pop with nothing made to replace it (a failed turn taken back) is not."""
+    """The newest message popped after a request sent the history (so it was sent) and a new
+    one made after it put in its place: appended to the same history, or handed back under a
+    history key for the framework to append (`return {**state, "messages": [message]}`); its
+    replacement is not the same bytes. A pop with nothing made to replace it (a failed turn
+    taken back), or one before any request (a reply not yet sent), is not."""
     made = {
         t.id: node.lineno
         for node in walk_no_defs(fn)
@@ -68,6 +70,25 @@ def _put_back(
         for t in node.targets
         if isinstance(t, ast.Name)
     }
+
+    # what each local was bound to, to see a history sent under another name
+    bound = {
+        t.id: ast.unparse(node.value)
+        for node in walk_no_defs(fn)
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+
+    def sent_before(key: str, line: int) -> bool:
+        """A request earlier in the function sent the history: the popped message was in it."""
+        for node in walk_no_defs(fn):
+            if isinstance(node, ast.Call) and node.lineno < line and is_send(node):
+                for a in [*node.args, *(k.value for k in node.keywords)]:
+                    text = bound.get(a.id, a.id) if isinstance(a, ast.Name) else ast.unparse(a)
+                    if key in text:
+                        return True
+        return False
 
     def new_message(e: ast.expr, after: int) -> bool:
         if isinstance(e, ast.Name):
@@ -95,7 +116,7 @@ def _put_back(
                         and any(new_message(e, line) for e in v.elts)
                     ):
                         put = True
-            if put:
+            if put and sent_before(key, line):
                 ctx.flag(
                     _pop_at(fn, key, line),
                     "PL303",
