@@ -327,14 +327,20 @@ CORPORA = (
         # its one new finding judged false by the lead).
         dev={
             "ts": {"volatile": (1, 2), "structural": (3, 9), "precision": (7, 19)},
-            "py": {"volatile": (1, 2), "structural": (1, 4), "precision": (2, 13)},
+            # Python 1/2, 1/4, 2/13 -> 1/2, 4/4, 5/5 by branch h30py7 (one-shot requests, a
+            # system message sent only first, an observation popped and replaced, the last
+            # exchanges written into a system prompt).
+            "py": {"volatile": (1, 2), "structural": (4, 4), "precision": (5, 5)},
         },
         # Scored once, by the lead, with the round's final rules (main aa7f1c1d); its 16
         # unlabelled findings judged in findings.toml (2 true, 14 false). The rules before the
         # round (main dbec5b63) give the same figures.
         test={
             "ts": {"volatile": (3, 5), "structural": (1, 2), "precision": (13, 23)},
-            "py": {"volatile": (0, 0), "structural": (1, 4), "precision": (1, 5)},
+            # Raised after its one scoring (development data now): Python 0/0, 1/4, 1/5 ->
+            # 0/0, 4/4, 4/6 by branch h30py7 (a remote load with a limit, memories in the
+            # system prompt, a final answer without the tools; the newest message alone).
+            "py": {"volatile": (0, 0), "structural": (4, 4), "precision": (4, 6)},
         },
     ),
 )
