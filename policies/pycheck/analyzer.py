@@ -23,6 +23,7 @@ from ..setaside import set_aside
 from .aheadsystem import check_system_ahead_of_history
 from .callers import Callers, drop_started_once
 from .context import Context, Scope
+from .firstonly import check_system_first_only
 from .flow import Flow
 from .fstrings import downlevel
 from .history import check_history
@@ -34,6 +35,7 @@ from .loadedwindow import check_loaded_windows
 from .looptools import check_loop_tools
 from .measured import drop_measured
 from .middleout import check_middle_out
+from .oneshot import drop_one_shot
 from .partials import check_volatile_partials
 from .peritem import check_per_item
 from .placement import Load, check_placement
@@ -53,12 +55,14 @@ from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .templates import check_prompt_templates
 from .toolswap import (
+    check_final_without_tools,
     check_system_replaced,
     check_tool_selectors,
     check_tool_swaps,
     check_tools_dropped,
 )
 from .windows import check_windows
+from .windowtext import check_window_text_in_system
 
 
 class Analysis:
@@ -189,14 +193,16 @@ def check_python(
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
     check_windows(tree, ctx)
+    check_window_text_in_system(tree, ctx)
     check_store_windows(tree, ctx)
     check_loaded_windows(tree, ctx)
     check_volatile_partials(tree, ctx)
     check_middle_out(tree, ctx)
     check_last_only(tree, ctx)
-    if _REPLACED_BY_POSITION.search(text):  # PL303 needs a message assigned at `[-n]`
+    if _REPLACED_BY_POSITION.search(text) or ".pop()" in text:  # PL303: `[-n] =`, or a pop
         check_rewritten(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
+    check_system_first_only(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)
@@ -208,6 +214,7 @@ def check_python(
     if "ToolSelector" in text:
         check_tool_selectors(tree, ctx)
     check_loop_tools(tree, ctx)
+    check_final_without_tools(tree, ctx)
     check_system_replaced(tree, ctx)
     check_prompt_templates(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
@@ -229,6 +236,7 @@ def check_python(
     found = drop_session_starts(tree, found, lines)
     found = drop_started_once(tree, found, callers)
     found = drop_run_once(tree, found)
+    found = drop_one_shot(tree, found)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

@@ -1,11 +1,13 @@
 """PL303 in Python: the conversation loaded as its last few messages by a call named for
 loading it (`channel.get_message_history(chat_history_length)` with `chat_history_length = 10`,
-`store.get_recent_messages(session_id, limit=20)`), in a file that builds chat messages. The
-loader's cap makes a sliding window: once the conversation is longer, its first message moves
-on every turn and every request misses the cache from there. A cap of one (the latest message)
-is no window, and neither is an excerpt read for a side request: a loader called in a function
-named for a decision or a side task (`should_act`, `is_relevant`, `classify_intent`). Pure: a
-syntax tree in, findings out.
+`store.get_recent_messages(session_id, limit=20)`, or a remote method named in a string with
+its cap in a dict: `request("conversation.get", {"limit": 12})`), in a file that builds chat
+messages. The loader's cap makes a sliding window: once the conversation is longer, its first
+message moves on every turn and every request misses the cache from there. A cap of one (the
+latest message) is no window, nor is a dict asking for the oldest first (`"order": "asc"`), and
+neither is an excerpt read for a side request: a loader called in a function named for a
+decision or a side task (`should_act`, `is_relevant`, `classify_intent`). Pure: a syntax tree
+in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -16,6 +18,7 @@ import ast
 
 from ..meaning import HISTORY_WORDS, SIDE_WORDS, words
 from .context import Context
+from .syntax import const_str
 
 # First words of a call that reads the conversation back.
 _LOADS = frozenset({"get", "load", "fetch", "read", "retrieve", "recent", "last", "latest"})
@@ -50,7 +53,10 @@ def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
         ws = words(name)
         if not (ws and ws[0] in _LOADS and set(ws) & HISTORY_WORDS and "id" not in ws):
-            continue
+            # a call naming its remote method in a string (`request("conversation.get", ...)`)
+            said = {w for a in n.args if (t := const_str(a)) for w in words(t)}
+            if not (said & _LOADS and said & HISTORY_WORDS):
+                continue
         if not inits_read and any(
             isinstance(a, ast.Attribute) for a in [*n.args, *(k.value for k in n.keywords)]
         ):
@@ -63,6 +69,7 @@ def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
             for k in n.keywords
             if k.arg and set(words(k.arg)) & _CAPS and _cap(k.value, consts)
         ]
+        capped += [v for a in n.args if isinstance(a, ast.Dict) for v in _dict_caps(a, consts)]
         if capped:
             ctx.flag(n, "PL303", _WHY.format(call=ast.unparse(n)[:70]))
 
@@ -79,6 +86,19 @@ def _calls(tree: ast.Module) -> list[tuple[ast.Call, str | None]]:
             out.append((node, fn))
         stack.extend((c, fn) for c in ast.iter_child_nodes(node))
     return out
+
+
+def _dict_caps(d: ast.Dict, consts: dict[str, int]) -> list[ast.expr]:
+    """The caps of a request's parameters written as a dict (`{"limit": 12}`); none where it
+    asks for the oldest first (`"order": "asc"`): the first messages, a prefix that only grows
+    until the cap and then stays."""
+    keys = [const_str(k) or "" for k in d.keys]
+    for k, v in zip(keys, d.values, strict=True):
+        if set(words(k)) & {"order", "sort", "direction"} and "asc" in (const_str(v) or "").lower():
+            return []
+    return [
+        v for k, v in zip(keys, d.values, strict=True) if set(words(k)) & _CAPS and _cap(v, consts)
+    ]
 
 
 def _int_consts(tree: ast.Module) -> dict[str, int]:

@@ -1,10 +1,12 @@
 """PL304 in Python: what was retrieved for this reply written into the system prompt ahead of
 the history, as in TypeScript. A local named for retrieved material (`context`, `memories`,
-`documents`, `chunks`, `passages`, `results`; not a `profile_context`) bound to a call's result
-and added to the prompt (`system_prompt += f"\\nContext:\\n{context}"`) that a request sends as
-`system=` / `system_prompt=` / `instructions=` beside a history (`messages=` not written as a
-literal): the retrieval differs per reply, so the prefix does, and the history after it is
-sent again uncached. Pure: a syntax tree in, findings out.
+`documents`, `chunks`, `passages`, `results`, or first named for a memory: `memory_reference`;
+not a `profile_context`) bound to a call's result (alone or unpacked from a tuple) and added to
+the prompt (`system_prompt += f"\\nContext:\\n{context}"`) that a request sends as `system=` /
+`system_prompt=` / `instructions=` beside a history (`messages=` not written as a literal), or
+as the system message of a literal list with a history spread after it: the retrieval differs
+per reply, so the prefix does, and the history after it is sent again uncached.
+Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -19,12 +21,15 @@ from .context import Context
 
 _RETRIEVED = frozenset({"context", "results", "memories", "documents", "chunks", "passages"})
 _SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions"})
+_MEMORY = frozenset({"memory", "memories", "recalled", "retrieved"})
 _SYSTEM_KWARGS = frozenset({"system", "system_prompt", "instructions"})
 
 
 def _retrieved_name(name: str) -> bool:
     ws = words(name)
-    return bool(ws) and ws[-1] in _RETRIEVED and not set(ws) & _SETTLED
+    # `memory_reference`, `memory_text`: what a memory store gave back, whatever it is called
+    named = bool(ws) and (ws[-1] in _RETRIEVED or ws[0] in _MEMORY)
+    return named and not set(ws) & _SETTLED
 
 
 def _sent_systems(fn: ast.AST) -> set[str]:
@@ -41,15 +46,47 @@ def _sent_systems(fn: ast.AST) -> set[str]:
             v = kws.get(k)
             if isinstance(v, ast.Name):
                 out.add(v.id)
+    # `[{"role": "system", "content": system_prompt}, *history]`: a literal list whose system
+    # message comes before a history spread into it
+    for lst in ast.walk(fn):
+        if not (isinstance(lst, ast.List) and len(lst.elts) >= 2):
+            continue
+        if not any(isinstance(e, ast.Starred) for e in lst.elts[1:]):
+            continue
+        content = _system_content(lst.elts[0])
+        if isinstance(content, ast.Name):
+            out.add(content.id)
     return out
+
+
+def _system_content(node: ast.expr) -> ast.expr | None:
+    """The content of `{"role": "system", "content": c}` or `SystemMessage(content=c)`."""
+    if isinstance(node, ast.Dict):
+        fields = {
+            k.value: v
+            for k, v in zip(node.keys, node.values, strict=True)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
+        role = fields.get("role")
+        if isinstance(role, ast.Constant) and role.value == "system":
+            return fields.get("content")
+        return None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "SystemMessage"
+    ):
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        return kw.get("content") or (node.args[0] if node.args else None)
+    return None
 
 
 def _fetched(fn: ast.AST, name: str) -> bool:
     """`name` is bound in `fn` to a call's result (awaited or not)."""
     for a in ast.walk(fn):
         if isinstance(a, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in a.targets
-        ):
+            isinstance(n, ast.Name) and n.id == name for t in a.targets for n in ast.walk(t)
+        ):  # `ctx = search(q)` or `status, ids, ctx = await recall(q)`
             v = a.value.value if isinstance(a.value, ast.Await) else a.value
             if isinstance(v, ast.Call):
                 return True

@@ -164,9 +164,34 @@ def _history_text(fn: ast.AST) -> set[str]:
                 for n in ast.walk(node.value)
             )
             and not _cuts_each(node.value)
+            and not _one_message(node.value)
         ):
             out.add(node.targets[0].id)
     return out
+
+
+def _one_message(value: ast.expr) -> bool:
+    """Text of one message picked by its position (`user_messages[-1].content`, `history[0]`):
+    the newest (or first) message alone, which is no conversation resent, whatever the
+    request it goes into."""
+    picked: set[int] = set()
+    for n in ast.walk(value):
+        if isinstance(n, ast.Subscript) and _position(n.slice):
+            picked |= {id(m) for m in ast.walk(n.value)}
+        if isinstance(n, ast.IfExp):  # `... if user_messages else ""`: a test, not text
+            picked |= {id(m) for m in ast.walk(n.test)}
+    return all(
+        id(n) in picked
+        for n in ast.walk(value)
+        if isinstance(n, (ast.Name, ast.Attribute)) and _is_history(n)
+    )
+
+
+def _position(key: ast.expr) -> bool:
+    """A constant index: `0`, `-1`."""
+    if isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub):
+        key = key.operand
+    return isinstance(key, ast.Constant) and isinstance(key.value, int)
 
 
 def _cuts_each(value: ast.expr) -> bool:

@@ -3,7 +3,9 @@
 or picked for each request by a model (LangChain's `LLMToolSelectorMiddleware`),
 or the system message at the head of a kept history replaced by a computed one
 (`self.messages[0] = {"role": "system", "content": prompt}`), or the conversation sent by a call
-named for leaving the tools out (`call_api_without_tools(messages=history)`).
+named for leaving the tools out (`call_api_without_tools(messages=history)`), or sent once more
+after a tool loop with the same messages and no tool list (`for ...: turn(messages=m,
+tools=defs)` then `final(messages=m)`: the last request of the turn).
 Tool definitions are the first part of the prefix, so every request after the swap misses the
 cache from its first byte. A method that forwards the same call to another object (an adapter's
 own `update_tools`) is not a swap of its own, and a constructor or a setup method sets the tools
@@ -20,6 +22,7 @@ from itertools import pairwise
 
 from ..meaning import words
 from .context import Context
+from .side import _sends as is_send
 from .syntax import const_str, dict_get, last_name
 from .windows import _is_history as is_history
 from .windows import _keyed_history as keyed_history
@@ -227,3 +230,64 @@ def _fixed(value: ast.expr) -> bool:
         return True
     name = last_name(value)
     return len(name) > 1 and name.isupper()
+
+
+def check_final_without_tools(tree: ast.Module, ctx: Context) -> None:
+    """A request inside a loop sends `messages=m` with a tool list, and a request of the same
+    function outside that loop (after it, or in its `else`) sends the same `m` with none: the
+    answer asked once the tool rounds end has a prefix without the tools, so it reads nothing
+    the loop's requests cached, and what it writes no later tool-bearing request reads."""
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _final_without_tools(fn, ctx)
+
+
+def _final_without_tools(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
+    """One finding a function at most."""
+    loops = [n for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
+    for loop in loops:
+        inside = {id(n) for stmt in loop.body for n in ast.walk(stmt)}
+        with_tools = {
+            name
+            for n in ast.walk(loop)
+            if isinstance(n, ast.Call) and id(n) in inside and _sends_tools(n) and is_send(n)
+            for name in [_sent_name(n)]
+            if name
+        }
+        if not with_tools:
+            continue
+        end = loop.end_lineno or loop.lineno
+        for n in ast.walk(fn):
+            if not isinstance(n, ast.Call) or id(n) in inside:
+                continue
+            after = n.lineno > end or any(n is m for stmt in loop.orelse for m in ast.walk(stmt))
+            name = _sent_name(n)
+            if after and name in with_tools and not _has_tools(n) and is_send(n):
+                _report(
+                    ctx,
+                    n,
+                    f"`{name}` is sent with the tool list inside the loop and without it "
+                    "after the loop: tool definitions are the first part of the prefix, "
+                    "so this last request reads nothing the loop's requests cached; send "
+                    "the same tools and set `tool_choice` to none instead",
+                )
+                return
+
+
+def _sent_name(call: ast.Call) -> str | None:
+    """The name of the messages a call sends by keyword (`messages=m`)."""
+    for k in call.keywords:
+        if k.arg == "messages" and isinstance(k.value, ast.Name):
+            return k.value.id
+    return None
+
+
+def _has_tools(call: ast.Call) -> bool:
+    return any(k.arg in _TOOLS or k.arg is None for k in call.keywords)
+
+
+def _sends_tools(call: ast.Call) -> bool:
+    return any(
+        k.arg in _TOOLS and not (isinstance(k.value, ast.Constant) and k.value.value is None)
+        for k in call.keywords
+    )

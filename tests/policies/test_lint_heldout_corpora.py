@@ -331,7 +331,10 @@ CORPORA = (
         # UI string filled through a local), one new finding judged in findings.toml.
         dev={
             "ts": {"volatile": (2, 2), "structural": (6, 9), "precision": (12, 17)},
-            "py": {"volatile": (1, 2), "structural": (1, 4), "precision": (2, 13)},
+            # Python 1/2, 1/4, 2/13 -> 1/2, 4/4, 5/5 by branch h30py7 (one-shot requests, a
+            # system message sent only first, an observation popped and replaced, the last
+            # exchanges written into a system prompt).
+            "py": {"volatile": (1, 2), "structural": (4, 4), "precision": (5, 5)},
         },
         # Scored once, by the lead, with the round's final rules (main aa7f1c1d); its 16
         # unlabelled findings judged in findings.toml (2 true, 14 false). The rules before the
@@ -343,7 +346,10 @@ CORPORA = (
         # identity).
         test={
             "ts": {"volatile": (5, 5), "structural": (2, 2), "precision": (16, 19)},
-            "py": {"volatile": (0, 0), "structural": (1, 4), "precision": (1, 5)},
+            # Raised after its one scoring (development data now): Python 0/0, 1/4, 1/5 ->
+            # 0/0, 4/4, 4/6 by branch h30py7 (a remote load with a limit, memories in the
+            # system prompt, a final answer without the tools; the newest message alone).
+            "py": {"volatile": (0, 0), "structural": (4, 4), "precision": (4, 6)},
         },
     ),
 )
