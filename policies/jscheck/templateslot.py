@@ -46,7 +46,7 @@ def check_template_slots(src: Source) -> list[Finding]:
         args = arguments(call)
         if slots is None or not args or unwrap(args[0]).type != "object":
             continue
-        system, human = slots
+        system_slots, human = slots
         given = object_pairs(src, unwrap(args[0]))
         fn = call.parent
         while fn is not None and fn.type not in FUNCTIONS:
@@ -62,7 +62,7 @@ def check_template_slots(src: Source) -> list[Finding]:
         }
         assigned = _assigned(src, fn)
         made = made_from(seeds, assigned, "", lambda v, m: bool(_reads(src, v) & m))
-        for k in sorted(system - human):
+        for k in sorted(system_slots - human):
             value = given.get(k)
             if value is None:
                 continue
@@ -93,15 +93,15 @@ def _templates(src: Source) -> dict[str, tuple[set[str], set[str]]]:
         holder = next((i for i, p in enumerate(parsed) if p is not None and p[0] == "history"), 0)
         if not holder:
             continue
-        system = set(_SLOT.findall(parsed[0][1]))
+        system_slots = set(_SLOT.findall(parsed[0][1]))
         human = {
             s
             for p in parsed[holder:]
             if p is not None and p[0] in _HUMAN
             for s in _SLOT.findall(p[1])
         }
-        if system and human:
-            out[src.text(n.child_by_field_name("name"))] = (system, human)
+        if system_slots and human:
+            out[src.text(n.child_by_field_name("name"))] = (system_slots, human)
     return out
 
 
