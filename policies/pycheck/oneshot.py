@@ -25,6 +25,7 @@ from ..meaning import VOLATILE_CODES, words
 from ..reach import sink_line
 from .runonce import _message, _own, _system
 from .side import _HISTORY_WORDS, _sends
+from .syntax import callee
 
 _CODES = frozenset({VOLATILE_CODES["random"], "PL304"})
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
@@ -43,7 +44,7 @@ def drop_one_shot(tree: ast.Module, found: list[Finding]) -> list[Finding]:
     calls: dict[int, set[str]] = {}  # line -> names of this file's functions called there
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            name = _called(node)
+            name = callee(node)
             if name in by_name:
                 for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
                     calls.setdefault(line, set()).add(name)
@@ -154,7 +155,7 @@ def _user(item: ast.expr) -> bool:
             for k, v in zip(item.keys, item.values, strict=True)
         )
     if isinstance(item, ast.Call):
-        return _called(item) in ("HumanMessage", "UserMessage")
+        return callee(item) in ("HumanMessage", "UserMessage")
     return False
 
 
@@ -188,8 +189,3 @@ def _argument_of_send(name: ast.Name, nodes: list[ast.AST]) -> bool:
         ):
             return True
     return False
-
-
-def _called(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""

@@ -16,7 +16,7 @@ import ast
 from ..meaning import HISTORY_WORDS, words
 from .context import Context
 from .side import _sends as is_send
-from .syntax import walk_no_defs
+from .syntax import count_from_end, last_name, walk_no_defs
 
 _WHY = (
     "an earlier message of `{name}` is replaced by its position (`{target}`): it was sent "
@@ -44,7 +44,7 @@ def check_rewritten(tree: ast.Module, ctx: Context) -> None:
             elif isinstance(node, ast.Assign) and _message(node.value):
                 for t in node.targets:
                     if isinstance(t, ast.Subscript) and _history(t.value):
-                        at = _from_end(t.slice)
+                        at = count_from_end(t.slice)
                         if at is not None:
                             writes.append((node, ast.unparse(t.value), at))
         for node, key, at in writes:
@@ -140,19 +140,7 @@ def _pop_at(fn: ast.AST, key: str, line: int) -> ast.AST:
 
 def _last(args: list[ast.expr]) -> bool:
     """`pop()` or `pop(-1)`: the newest message taken off."""
-    return not args or _from_end(args[0]) == 1
-
-
-def _from_end(index: ast.expr) -> int | None:
-    """`-n` as n, for a constant n; None for anything else."""
-    if (
-        isinstance(index, ast.UnaryOp)
-        and isinstance(index.op, ast.USub)
-        and isinstance(index.operand, ast.Constant)
-        and type(index.operand.value) is int
-    ):
-        return index.operand.value
-    return None
+    return not args or count_from_end(args[0]) == 1
 
 
 def _history(node: ast.expr) -> bool:
@@ -181,7 +169,7 @@ def _message(value: ast.expr) -> bool:
     """A message made here: a message class's call or a role dict."""
     if isinstance(value, ast.Call):
         f = value.func
-        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        name = last_name(f)
         return name.endswith("Message")
     return isinstance(value, ast.Dict) and any(
         isinstance(k, ast.Constant) and k.value == "role" for k in value.keys

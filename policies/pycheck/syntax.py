@@ -41,6 +41,19 @@ def callee(call: ast.Call) -> str:
     return last_name(call.func)
 
 
+def count_from_end(index: ast.AST | None) -> int | None:
+    """`-n` as n, for a constant integer n (an index or slice bound counted from the end);
+    None for anything else."""
+    if (
+        isinstance(index, ast.UnaryOp)
+        and isinstance(index.op, ast.USub)
+        and isinstance(index.operand, ast.Constant)
+        and type(index.operand.value) is int
+    ):
+        return index.operand.value
+    return None
+
+
 def const_str(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value

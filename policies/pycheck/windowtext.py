@@ -17,7 +17,7 @@ import ast
 from .context import Context
 from .oneshot import _history
 from .sinks import _SYSTEM_NAME
-from .syntax import walk_no_defs
+from .syntax import callee, count_from_end, walk_no_defs
 
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -41,7 +41,7 @@ def check_window_text_in_system(tree: ast.Module, ctx: Context) -> None:
                 continue
             target = node.targets[0]
             if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
-                called = _called(node.value)
+                called = callee(node.value)
                 if called in helpers:
                     texts[target.id] = called
                     continue
@@ -49,9 +49,9 @@ def check_window_text_in_system(tree: ast.Module, ctx: Context) -> None:
                 continue
             used = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} & set(texts)
             direct = [
-                _called(c)
+                callee(c)
                 for c in ast.walk(node.value)
-                if isinstance(c, ast.Call) and _called(c) in helpers
+                if isinstance(c, ast.Call) and callee(c) in helpers
             ]
             for name in sorted({texts[u] for u in used} | set(direct)):
                 loop = helpers.pop(name)
@@ -76,21 +76,10 @@ def _window_loop(fn: _Fn) -> ast.For | ast.AsyncFor | None:
                 and it.slice.upper is None
                 and it.slice.step is None
                 and _history(it.value)
-                and _count_from_end(it.slice.lower) >= 2
+                and (count_from_end(it.slice.lower) or 0) >= 2
             ):
                 return node
     return None
-
-
-def _count_from_end(lower: ast.expr | None) -> int:
-    if (
-        isinstance(lower, ast.UnaryOp)
-        and isinstance(lower.op, ast.USub)
-        and isinstance(lower.operand, ast.Constant)
-        and type(lower.operand.value) is int
-    ):
-        return lower.operand.value
-    return 0
 
 
 def _returns_text(fn: _Fn) -> bool:
@@ -105,8 +94,3 @@ def _returns_text(fn: _Fn) -> bool:
                 ):
                     return True
     return False
-
-
-def _called(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
