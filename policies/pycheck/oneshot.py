@@ -23,9 +23,11 @@ import ast
 from ..findings import Finding
 from ..meaning import VOLATILE_CODES, words
 from ..reach import sink_line
-from .runonce import _message, _own, _system
+from .runonce import _message, _own, _system, message_role
 from .side import _HISTORY_WORDS, _sends
 from .syntax import callee
+
+_USER_CLASSES = frozenset({"HumanMessage", "UserMessage"})
 
 _CODES = frozenset({VOLATILE_CODES["random"], "PL304"})
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
@@ -146,17 +148,7 @@ def _resolved(e: ast.expr, bound: dict[str, list[ast.expr]]) -> ast.expr:
 
 
 def _user(item: ast.expr) -> bool:
-    if isinstance(item, ast.Dict):
-        return any(
-            isinstance(k, ast.Constant)
-            and k.value == "role"
-            and isinstance(v, ast.Constant)
-            and v.value == "user"
-            for k, v in zip(item.keys, item.values, strict=True)
-        )
-    if isinstance(item, ast.Call):
-        return callee(item) in ("HumanMessage", "UserMessage")
-    return False
+    return message_role(item, ("user",), _USER_CLASSES)
 
 
 def _history(node: ast.expr) -> bool:

@@ -17,6 +17,7 @@ import ast
 from ..findings import Finding
 from ..meaning import VOLATILE_CODES
 from ..reach import sink_line
+from .syntax import callee, dict_get
 
 _VOLATILE = frozenset(VOLATILE_CODES.values())
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
@@ -146,27 +147,20 @@ def _message(item: ast.expr) -> bool:
         return _message(item.body) and _message(item.orelse)
     if isinstance(item, ast.Dict):
         return any(isinstance(k, ast.Constant) and k.value == "role" for k in item.keys)
-    if isinstance(item, ast.Call):
-        f = item.func
-        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-        return name.endswith("Message")
-    return False
+    return isinstance(item, ast.Call) and callee(item).endswith("Message")
+
+
+def message_role(item: ast.expr, roles: tuple[str, ...], classes: frozenset[str]) -> bool:
+    """A message of one of `roles` written out here: a dict whose constant role is one of them,
+    or a call of one of `classes` (their message classes)."""
+    if isinstance(item, ast.Dict):
+        role = dict_get(item, "role")
+        return isinstance(role, ast.Constant) and role.value in roles
+    return isinstance(item, ast.Call) and callee(item) in classes
 
 
 def _system(item: ast.expr) -> bool:
-    if isinstance(item, ast.Dict):
-        return any(
-            isinstance(k, ast.Constant)
-            and k.value == "role"
-            and isinstance(v, ast.Constant)
-            and v.value in ("system", "developer")
-            for k, v in zip(item.keys, item.values, strict=True)
-        )
-    if isinstance(item, ast.Call):
-        f = item.func
-        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-        return name in _SYSTEM_CLASSES
-    return False
+    return message_role(item, ("system", "developer"), _SYSTEM_CLASSES)
 
 
 def _named(node: ast.expr, names: set[str]) -> bool:
