@@ -161,13 +161,13 @@ class _Seen:
 # session would keep every entry it ever wrote.
 EXPIRED_KEPT_SECONDS = 3600.0
 
-# The guard's cache keys: (tag of the rules that wrote it, model, unit chain); an OpenAI block
-# (before gpt-5.6) by its block key alone, a hash chained from the model's, which names the
-# model too and is never equal to a tuple.
 # The newest misses `CacheGuard.breaks` keeps (the counts and sums by cause cover every one): a
 # session that misses now and then, over thousands of requests, held one record a miss.
 BREAKS_KEPT = 64
 
+# The guard's cache keys: (tag of the rules that wrote it, model, unit chain); an OpenAI block
+# (before gpt-5.6) by its block key alone, a hash chained from the model's, which names the
+# model too and is never equal to a tuple.
 _TAG = {"anthropic": "a", "deepseek": "d", "openai-breakpoints": "b"}
 
 
