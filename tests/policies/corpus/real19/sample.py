@@ -35,6 +35,10 @@ def draw(python: int = QUOTA) -> rs.Draw:
     return rs.Draw(base.here, base.strata, {"ts": QUOTA, "py": python})
 
 
+#: the draw as stated (45 projects a language); `--quota N` lowers the Python quota only
+DRAW = draw()
+
+
 def main(argv: list[str]) -> int:
     python = QUOTA
     if "--quota" in argv:
