@@ -77,14 +77,17 @@ def assert_labels_hold(folder: Path, at_least: int) -> None:
         assert len(f["why"]) > 20, f
 
 
-def assert_first_draw(folder: Path) -> dict[str, tuple[str, str]]:
-    """real10's and later corpora's draw: the first draw's rows come first (stratum 1 first), 20
-    projects a language split evenly, and every file keeps its project's language and half at
-    a recorded commit. Returns each project's (language, half)."""
+def assert_first_draw(
+    folder: Path, quota: tuple[int, int] = (20, 20)
+) -> dict[str, tuple[str, str]]:
+    """real10's and later corpora's draw: the first draw's rows come first (stratum 1 first),
+    `quota` projects (TypeScript, Python; 20 a language unless a corpus states others) each
+    language split evenly, and every file keeps its project's language and half at a recorded
+    commit. Returns each project's (language, half)."""
     rows = manifest(folder)
     projects = {r["repo"]: (r["lang"], r["half"]) for r in rows}
-    first = list(dict.fromkeys(r["repo"] for r in rows if r["stratum"] == "1"))[:40]
-    assert Counter(projects[p][0] for p in first) == {"ts": 20, "py": 20}
+    first = list(dict.fromkeys(r["repo"] for r in rows if r["stratum"] == "1"))[: sum(quota)]
+    assert Counter(projects[p][0] for p in first) == {"ts": quota[0], "py": quota[1]}
     for lang in ("ts", "py"):
         halves = Counter(projects[p][1] for p in first if projects[p][0] == lang)
         assert abs(halves["dev"] - halves["test"]) <= 1, (lang, halves)
@@ -214,11 +217,11 @@ def strata(sample: ModuleType) -> dict[int, tuple[str, int, tuple[object, ...]]]
     return out
 
 
-def assert_real10s_draw(folder: Path) -> None:
-    """The folder's sample.py takes real10's three strata as they are and draws 20 projects a
-    language."""
+def assert_real10s_draw(folder: Path, want: int = 20) -> None:
+    """The folder's sample.py takes real10's three strata as they are and draws `want` projects
+    a language (20 unless a corpus states another quota)."""
     real10, here = load_sample(folder.parent / "real10"), load_sample(folder)
     assert strata(here) == strata(real10)
     assert set(strata(here)) == {1, 2, 3}
-    assert here.DRAW.want == {"ts": 20, "py": 20}
+    assert here.DRAW.want == {"ts": want, "py": want}
     assert here.DRAW.here == folder
