@@ -72,7 +72,7 @@ class Analysis:
         self.tree = tree
         self.ctx = ctx
         self.ev: Evaluator = Evaluator(ctx)
-        sinks = SinkCheck(ctx, self.ev)
+        sinks = SinkCheck(ctx, self.ev, tree)
         self.ev.argument_sink = sinks.argument
         self.flow: Flow = Flow(ctx, self.ev, sinks.statement)
 

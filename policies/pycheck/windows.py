@@ -572,19 +572,27 @@ def _result_sent(call: ast.Call, parents: dict[int, ast.AST]) -> bool:
 
 
 def _handed_on(name: str, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
-    """`kept` handed, after `at`, to a call as an argument of its own (`llm.invoke(kept)`);
-    measuring it (`len(kept)`) hands nothing on."""
+    """`kept` handed, after `at`, to a call as an argument of its own (`llm.invoke(kept)`) or
+    put in a record under the history's key (`{"conversation_history": kept}`); measuring it
+    (`len(kept)`) hands nothing on."""
     line = getattr(at, "lineno", 0)
-    return any(
-        isinstance(n, ast.Call)
-        and n.lineno > line
-        and callee(n) != "len"
-        and any(
-            isinstance(a, ast.Name) and a.id == name
-            for a in [*n.args, *(k.value for k in n.keywords)]
-        )
-        for n in _in_function(at, parents)
-    )
+    for n in _in_function(at, parents):
+        if getattr(n, "lineno", 0) <= line:
+            continue
+        if isinstance(n, ast.Call) and callee(n) != "len":
+            given = [*n.args, *(k.value for k in n.keywords)]
+        elif isinstance(n, ast.Dict):
+            given = [
+                v
+                for k, v in zip(n.keys, n.values, strict=True)
+                if (key := const_str(k)) is not None
+                and (key in _SENT_KWARGS or set(words(key)) & _HISTORY)
+            ]
+        else:
+            continue
+        if any(isinstance(a, ast.Name) and a.id == name for a in given):
+            return True
+    return False
 
 
 # Calls that write a value to where the conversation is kept between requests.

@@ -101,3 +101,19 @@ def test_a_private_helper_that_keeps_the_window_on_the_object_is_a_window() -> N
         "        self.messages = system + other_msgs\n"
     )
     assert _lines(src) == [9]
+
+
+def test_put_in_a_record_under_the_history_key_is_a_window() -> None:
+    src = _src(
+        "kept = self._select_recent(conversation.messages)\n"
+        '        return {"conversation_history": kept, "summary": summary}'
+    )
+    assert _lines(src) == [7]
+
+
+def test_put_in_a_record_under_another_key_is_no_window() -> None:
+    src = _src(
+        "kept = self._select_recent(conversation.messages)\n"
+        '        return {"kept_for_display": kept, "summary": summary}'
+    )
+    assert _lines(src) == []
