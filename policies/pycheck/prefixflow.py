@@ -127,12 +127,15 @@ def _read_from(value: ast.AST | None, made: set[str]) -> _Read | None:
         for n in ast.walk(value)
         if isinstance(n, ast.Attribute) and set(words(n.attr)) & _SETTLED
     }
+    keyed = any("[" in m for m in made)  # a history read by its key: `self.chats[cid]`
     for n in ast.walk(value):
         if id(n) in called or id(n) in settled:
             continue
         if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
             return _Read(n, n.id)
-        if isinstance(n, ast.Attribute) and (text := ast.unparse(n)) in made:
+        if (isinstance(n, ast.Attribute) or (isinstance(n, ast.Subscript) and keyed)) and (
+            text := ast.unparse(n)
+        ) in made:
             return _Read(n, text)
     return None
 
@@ -179,10 +182,9 @@ def _head_pick(value: ast.expr, made: set[str]) -> bool:
     """Whether a value picks the head of a history (`h[0]`, `h[0]["content"]`, `next(m for m in
     h if ...)`): what was cached first, the same on every request, so nothing made from it."""
     while isinstance(value, (ast.Subscript, ast.Attribute)):
-        if (
-            isinstance(value, ast.Subscript)
-            and isinstance(value.value, ast.Name)
-            and value.value.id in made
+        if isinstance(value, ast.Subscript) and (
+            (isinstance(value.value, ast.Name) and value.value.id in made)
+            or ast.unparse(value.value) in made  # `self.messages[0]`: the kept history's
         ):
             return isinstance(value.slice, ast.Constant) and value.slice.value == 0
         value = value.value
@@ -711,6 +713,11 @@ def _system_from_request(
             if isinstance(e, (ast.Starred, ast.comprehension))
             for x in _sources(e.value if isinstance(e, ast.Starred) else e.iter)
         } - inner
+        if isinstance(given, (ast.Attribute, ast.Subscript)):
+            # `messages=self.messages`, `messages=self.histories[chat_id]`: the history kept on
+            # the object, sent as it is; what is made from it (`extract(self.messages)`) grows
+            # with it.
+            history = {ast.unparse(given)}
         heads = []
         if isinstance(given, ast.List) and given.elts:
             r = _role_of(given.elts[0])
