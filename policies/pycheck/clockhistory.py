@@ -28,13 +28,18 @@ _WHY = (
 )
 
 
-def _clocked(fn: _Fn, ctx: Context) -> tuple[set[str], set[int]]:
+def _clocked(fn: _Fn, ctx: Context, helpers: set[str]) -> tuple[set[str], set[int]]:
     """The locals made from a clock read in the function (to a fixed point), and the ids of
-    the clock calls themselves."""
+    the clock reads themselves (a clock's call, or a call of a module function that reads
+    one)."""
     calls = {
         id(n)
         for n in walk_no_defs(fn)
-        if isinstance(n, ast.Call) and reads_clock(ctx.qualname(n.func) or "")
+        if isinstance(n, ast.Call)
+        and (
+            reads_clock(ctx.qualname(n.func) or "")
+            or (isinstance(n.func, ast.Name) and n.func.id in helpers)
+        )
     }
     made: set[str] = set()
     changed = True
@@ -65,11 +70,26 @@ def _content(node: ast.AST) -> ast.expr | None:
     return keys.get("content") if "role" in keys else None
 
 
+def _clock_helpers(tree: ast.Module, ctx: Context) -> set[str]:
+    """The module's own functions that read the clock (`def ago(ts): return time.time() -
+    ts`): a call of one given a message reads the clock for it."""
+    return {
+        fn.name
+        for fn in tree.body
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(
+            isinstance(n, ast.Call) and reads_clock(ctx.qualname(n.func) or "")
+            for n in walk_no_defs(fn)
+        )
+    }
+
+
 def check_clock_in_history(tree: ast.Module, ctx: Context) -> None:
+    helpers = _clock_helpers(tree, ctx)
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        made, calls = _clocked(fn, ctx)
+        made, calls = _clocked(fn, ctx, helpers)
         if not made and not calls:
             continue
         for loop in walk_no_defs(fn):

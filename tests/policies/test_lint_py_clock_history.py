@@ -74,3 +74,27 @@ def test_a_comprehension_with_the_stored_time_is_not_reported() -> None:
         '    return openai.chat.completions.create(model="m", messages=msgs)\n'
     )
     assert _lines(src) == []
+
+
+_HELPER = (
+    "import time\n"
+    "import openai\n"
+    "\n"
+    "def minutes_ago(ts):\n"
+    "    return int((time.time() - ts) / 60)\n"
+    "\n"
+    "def stamp(ts):\n"
+    '    return f"{ts:%H:%M}"\n'
+    "\n"
+    "def reply(history, text):\n"
+    '    msgs = [{"role": m["role"], "content": f"({SHOW}) {m[\'content\']}"} for m in history]\n'
+    '    return openai.chat.completions.create(model="m", messages=msgs)\n'
+)
+
+
+def test_a_module_helper_that_reads_the_clock_for_each_message_is_reported() -> None:
+    assert _lines(_HELPER.replace("SHOW", 'minutes_ago(m["ts"])')) == [11]
+
+
+def test_a_module_helper_that_reads_no_clock_is_not_reported() -> None:
+    assert _lines(_HELPER.replace("SHOW", 'stamp(m["ts"])')) == []
