@@ -22,6 +22,7 @@ from ..findings import Finding, Fix, source_lines
 from ..setaside import set_aside
 from .aheadsystem import check_system_ahead_of_history
 from .callers import Callers, drop_started_once
+from .clockhistory import check_clock_in_history
 from .context import Context, Scope
 from .firstonly import check_system_first_only
 from .flow import Flow
@@ -72,7 +73,7 @@ class Analysis:
         self.tree = tree
         self.ctx = ctx
         self.ev: Evaluator = Evaluator(ctx)
-        sinks = SinkCheck(ctx, self.ev)
+        sinks = SinkCheck(ctx, self.ev, tree)
         self.ev.argument_sink = sinks.argument
         self.flow: Flow = Flow(ctx, self.ev, sinks.statement)
 
@@ -199,6 +200,7 @@ def check_python(
     check_volatile_partials(tree, ctx)
     check_middle_out(tree, ctx)
     check_last_only(tree, ctx)
+    check_clock_in_history(tree, ctx)
     if _REPLACED_BY_POSITION.search(text) or ".pop()" in text:  # PL303: `[-n] =`, or a pop
         check_rewritten(tree, ctx)
     check_system_ahead_of_history(tree, ctx)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from ..meaning import words
 from .context import Context
-from .syntax import last_name, names_in, walk_no_defs
+from .syntax import callee, last_name, names_in, walk_no_defs
 
 _HISTORY_WORDS = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat"}
@@ -240,8 +240,11 @@ def _memory_steps(node: ast.expr) -> bool:
     )
 
 
-def _loops(tree: ast.Module) -> Iterator[tuple[ast.For | ast.AsyncFor, dict[str, ast.expr]]]:
-    """Every `for` loop, with the derived lists of the function it stands in."""
+def _loops(
+    tree: ast.Module,
+) -> Iterator[tuple[ast.For | ast.AsyncFor, dict[str, ast.expr], ast.AST]]:
+    """Every `for` loop, with the derived lists of the function it stands in, and that
+    function (the module for a loop at module level)."""
     scopes: list[ast.AST] = [
         tree,
         *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
@@ -250,11 +253,11 @@ def _loops(tree: ast.Module) -> Iterator[tuple[ast.For | ast.AsyncFor, dict[str,
         derived = _derived_lists(scope) if scope is not tree else {}
         for node in walk_no_defs(scope):  # a nested function is a scope of its own
             if isinstance(node, (ast.For, ast.AsyncFor)):
-                yield node, derived
+                yield node, derived, scope
 
 
 def check_history(tree: ast.Module, ctx: Context) -> None:
-    for node, derived in _loops(tree):
+    for node, derived, scope in _loops(tree):
         coll, enumerated = _history_iter(node.iter, derived)
         name = _name_of(coll)
         if name is None or not (set(words(name)) & _HISTORY_WORDS or _memory_steps(coll)):
@@ -269,4 +272,56 @@ def check_history(tree: ast.Module, ctx: Context) -> None:
                     "its position or by later messages: once rewritten, every request "
                     "misses the cache from that message on",
                 )
+                for call in _called_per_request(tree, scope, coll):
+                    ctx.flag(
+                        call,
+                        "PL303",
+                        f"`{callee(call)}(...)` rewrites earlier messages in place (line "
+                        f"{target.lineno}) on each pass of the loop that sends them: every "
+                        "request after a rewrite misses the cache from the first message it "
+                        "changed",
+                    )
                 break
+
+
+def _param_index(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int | None:
+    """The position of parameter `name` among those a caller passes (after `self`/`cls`)."""
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    if params and params[0] in ("self", "cls"):
+        params = params[1:]
+    return params.index(name) if name in params else None
+
+
+def _called_per_request(tree: ast.Module, scope: ast.AST, coll: ast.expr) -> Iterator[ast.Call]:
+    """The calls of the function `scope`, whose parameter `coll` it rewrites, that hand it a
+    list which a request in the same loop then sends (`while True: _filter(messages, n)` ...
+    `client.messages.create(messages=messages)`): the rewrite runs on every turn."""
+    if not (
+        isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(coll, ast.Name)
+    ):
+        return
+    at = _param_index(scope, coll.id)
+    seen: set[int] = set()  # a call in nested loops is one call
+    for loop in ast.walk(tree):
+        if not isinstance(loop, (ast.While, ast.For, ast.AsyncFor)):
+            continue
+        for call in walk_no_defs(loop):
+            if not (isinstance(call, ast.Call) and callee(call) == scope.name):
+                continue
+            given = next((k.value for k in call.keywords if k.arg == coll.id), None)
+            if given is None and at is not None and at < len(call.args):
+                given = call.args[at]
+            if isinstance(given, ast.Name) and _sent_in(loop, given.id) and id(call) not in seen:
+                seen.add(id(call))
+                yield call
+
+
+def _sent_in(loop: ast.AST, name: str) -> bool:
+    """A call in `loop` gives the list `name` as its `messages=`."""
+    return any(
+        isinstance(k, ast.keyword)
+        and k.arg == "messages"
+        and isinstance(k.value, ast.Name)
+        and k.value.id == name
+        for k in walk_no_defs(loop)
+    )

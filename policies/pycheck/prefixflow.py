@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import names_request, words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .context import Context
 from .syntax import callee, const_str, dict_get
@@ -104,7 +104,9 @@ def _sources(value: ast.expr) -> set[str]:
 
 # A helper named for the history's first message (`first_user_message_text(messages)`).
 _FIRST = frozenset({"first", "initial", "opening"})
-_SETTLED = frozenset({"system", "instructions", "persona", "profile", "settings", "model"})
+_SETTLED = frozenset(
+    {"system", "instructions", "persona", "profile", "settings", "model", "tools", "functions"}
+)
 
 
 @dataclass(frozen=True)
@@ -125,14 +127,19 @@ def _read_from(value: ast.AST | None, made: set[str]) -> _Read | None:
     settled = {
         id(n.value)
         for n in ast.walk(value)
-        if isinstance(n, ast.Attribute) and set(words(n.attr)) & _SETTLED
+        if (isinstance(n, ast.Attribute) and set(words(n.attr)) & _SETTLED)
+        # `msg["tools"]`: the tool list the request carries, passed on as it came
+        or (isinstance(n, ast.Subscript) and set(words(const_str(n.slice) or "")) & _SETTLED)
     }
+    keyed = any("[" in m for m in made)  # a history read by its key: `self.chats[cid]`
     for n in ast.walk(value):
         if id(n) in called or id(n) in settled:
             continue
         if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
             return _Read(n, n.id)
-        if isinstance(n, ast.Attribute) and (text := ast.unparse(n)) in made:
+        if (isinstance(n, ast.Attribute) or (isinstance(n, ast.Subscript) and keyed)) and (
+            text := ast.unparse(n)
+        ) in made:
             return _Read(n, text)
     return None
 
@@ -179,10 +186,9 @@ def _head_pick(value: ast.expr, made: set[str]) -> bool:
     """Whether a value picks the head of a history (`h[0]`, `h[0]["content"]`, `next(m for m in
     h if ...)`): what was cached first, the same on every request, so nothing made from it."""
     while isinstance(value, (ast.Subscript, ast.Attribute)):
-        if (
-            isinstance(value, ast.Subscript)
-            and isinstance(value.value, ast.Name)
-            and value.value.id in made
+        if isinstance(value, ast.Subscript) and (
+            (isinstance(value.value, ast.Name) and value.value.id in made)
+            or ast.unparse(value.value) in made  # `self.messages[0]`: the kept history's
         ):
             return isinstance(value.slice, ast.Constant) and value.slice.value == 0
         value = value.value
@@ -430,6 +436,12 @@ class _Function:
         # The list itself is a seed only where it comes from outside (not built here).
         seeds -= {"self"} if name in history else {"self", name}
         return self.closure(seeds, name)
+
+    def asked(self, name: str) -> set[str]:
+        """The parameters named for the current request (`user_message`, `query`) and the
+        locals made from them: what this request asks, also where no user message is written
+        out here."""
+        return self.closure({p for p in self.params if names_request(p)}, name)
 
     def per_step(self, call: ast.AST) -> set[str]:
         """What changes on each pass of a loop around a request: the loop's item and what a
@@ -711,6 +723,11 @@ def _system_from_request(
             if isinstance(e, (ast.Starred, ast.comprehension))
             for x in _sources(e.value if isinstance(e, ast.Starred) else e.iter)
         } - inner
+        if isinstance(given, (ast.Attribute, ast.Subscript)):
+            # `messages=self.messages`, `messages=self.histories[chat_id]`: the history kept on
+            # the object, sent as it is; what is made from it (`extract(self.messages)`) grows
+            # with it.
+            history = {ast.unparse(given)}
         heads = []
         if isinstance(given, ast.List) and given.elts:
             r = _role_of(given.elts[0])
@@ -724,7 +741,7 @@ def _system_from_request(
         history = {name}  # built here, but each pass of the loop adds to it: a history
     if not history:
         return []  # a one-off request: nothing cached after its system prompt
-    made = f.brought(name, history)
+    made = f.brought(name, history) | f.asked(name)
     stepped = f.closure(f.per_step(call), name)
     out = []
     for value in heads:
@@ -740,4 +757,40 @@ def _system_from_request(
         hit = _read_from(value, made)
         if hit:
             out.append(_finding(ctx, hit.node, "PL304", _ahead_message(hit.text)))
+    if isinstance(call, ast.Call):
+        out += _tools_from_request(ctx, f, call, made)
     return out
+
+
+_TOOLS_PICKED = (
+    "the tool list is picked by what this request brings (`{}`): tool definitions are the "
+    "first part of the prefix, so every request after a change misses the cache from its "
+    "first byte and the whole history is sent again uncached; send the same tools every turn "
+    "and let a tool refuse what this request should not do"
+)
+
+
+def _tools_from_request(
+    ctx: Context, f: _Function, call: ast.Call, made: set[str]
+) -> list[Finding]:
+    """PL302 for a request sent with its history: its `tools=` picked by what the request
+    brings (a test, a filter or a call that reads its newest message or the history:
+    `select_tools(user_message)`, `[t for t in TOOLS if t.name in intent]`), also a list
+    grown under such a test (`if "search" in query: tools.append(SEARCH)`)."""
+    given = next((k.value for k in call.keywords if k.arg in ("tools", "functions")), None)
+    if given is None:
+        return []
+    for value in f.values_of(given):
+        hit = _read_from(value, made)
+        if hit:
+            return [_finding(ctx, hit.node, "PL302", _TOOLS_PICKED.format(hit.text))]
+    if isinstance(given, ast.Name):
+        for n in f.nodes:
+            if (
+                isinstance(n, ast.If)
+                and n.lineno < call.lineno
+                and any(_method(b, given.id) is not None for s in n.body for b in ast.walk(s))
+                and (hit := _read_from(n.test, made))
+            ):
+                return [_finding(ctx, hit.node, "PL302", _TOOLS_PICKED.format(hit.text))]
+    return []

@@ -29,6 +29,7 @@ from .layout import LayoutCheck
 from .records import is_record
 from .syntax import const_str, dict_get, dict_keys, dotted, walk_no_defs
 from .taint import CODE_OF, RENDERED, VOLATILE, Evaluator, Taint, Taints, drop
+from .trailing import Trailing
 from .windows import _is_history as is_history
 
 _SYSTEM_NAME = re.compile(
@@ -118,9 +119,10 @@ class Sink:
 class SinkCheck:
     """Finds the sinks of each statement and reports the taints that reach them."""
 
-    def __init__(self, ctx: Context, ev: Evaluator) -> None:
+    def __init__(self, ctx: Context, ev: Evaluator, tree: ast.Module | None = None) -> None:
         self.ctx = ctx
         self.ev = ev
+        self.trailing: Trailing | None = Trailing(tree) if tree is not None else None
         self.layout: LayoutCheck = LayoutCheck(ctx, ev)
         self.anthropic: AnthropicBreakpoints = AnthropicBreakpoints(ctx, ev)
         self.openai: OpenAIBreakpoints = OpenAIBreakpoints(ctx, ev)
@@ -131,6 +133,9 @@ class SinkCheck:
         # System messages of a one-off request (`[SystemMessage(...), HumanMessage(...)]`, no
         # history): what was fetched for it has no earlier turns after it to resend.
         self._one_off: set[int] = set()
+        # Messages placed after the history (`[system, *history, note, user]`): read after
+        # every cached message, not part of the prefix.
+        self._after: set[int] = set()
 
     def statement(self, stmt: ast.stmt, env: dict[str, Taints]) -> None:
         if isinstance(stmt, _COMPOUND):
@@ -283,6 +288,16 @@ class SinkCheck:
                     and not self._grown(root, n)
                 ):
                     self._one_off.add(id(n.elts[0]))
+            if self.trailing is not None:
+                self._after |= self.trailing.after_history(root, self.ctx.scope.fn)
+                if (
+                    isinstance(root, ast.Return)
+                    and isinstance(root.value, (ast.Dict, ast.Call))
+                    and self.ctx.scope.name in self.trailing.placed_after()
+                ):
+                    # `def date_note(): return {"role": "system", ...}`, called only after
+                    # the history: the message it makes lands there.
+                    self._after.add(id(root.value))
         appended = _state_update(root)
         for node in sites:
             if id(node) in appended:
@@ -301,6 +316,8 @@ class SinkCheck:
             ts = self.ev.ev(content, env)
             if id(node) in self._one_off:
                 ts = drop(ts, _ONE_OFF)
+            if id(node) in self._after:
+                ts = frozenset()  # read after every cached message
             self.report(ts, Sink(f"{role} message", node.lineno, in_function))
             if content is not None:
                 self.layout.check(content, env, id(node) in self._one_off)
@@ -325,7 +342,7 @@ class SinkCheck:
             # A message object built with its role: `Message("system", text)`,
             # `ChatMessage(role="system", content=text)`.
             content = node.args[1] if len(node.args) > 1 else kw.get("content")
-            if content is not None:
+            if content is not None and id(node) not in self._after:
                 role = const_str(role_arg)
                 self.report(
                     self.ev.ev(content, env),
@@ -339,6 +356,8 @@ class SinkCheck:
                 ts = self.ev.ev(text, env)
                 if id(node) in self._one_off:
                     ts = drop(ts, _ONE_OFF)
+                if id(node) in self._after:
+                    ts = frozenset()
                 self.report(ts, Sink(f"system message ({short})", node.lineno, in_function))
         setter = node.func.attr if isinstance(node.func, ast.Attribute) else q
         if _SYSTEM_SETTER.search(setter) and node.args:

@@ -141,6 +141,13 @@ _TIME = {
     "pendulum.now": "pendulum.now()",
 }
 _DATE = {"datetime.date.today": "date.today()"}
+
+
+def reads_clock(qualname: str) -> bool:
+    """Whether a call of `qualname` (resolved through the imports) reads the clock."""
+    return qualname in _TIME or qualname in _DATE
+
+
 _RANDOM_PREFIXES = ("random.", "secrets.", "uuid.uuid1", "uuid.uuid4", "nanoid.", "shortuuid.")
 _RANDOM = {"os.urandom": "os.urandom()"}
 _RUNTIME = {

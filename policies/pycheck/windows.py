@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from ..meaning import OVERFLOW_TEXT, SIDE_WORDS, identity_name, overflow_name, words
 from .context import Context
 from .kept import never_leaves
-from .syntax import const_str
+from .syntax import callee, const_str, walk_no_defs
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
 _SENT_KWARGS = frozenset({"messages", "input", "history", "chat_history", "contents"})
@@ -165,7 +165,9 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                 or _joined_into_history(node, parents)
             )
         ):
-            if not _in_side_task(node, parents):
+            if not _in_side_task(node, parents) and not _kept_by_private_helper(
+                node, tree, parents
+            ):
                 _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
         elif isinstance(node, ast.Assign) and _last_role_write(node, tree):
             _add(ctx, node, "the last message's role is changed by its position")
@@ -510,6 +512,87 @@ def _in_side_task(at: ast.AST, parents: dict[int, ast.AST]) -> bool:
     return isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and bool(
         set(words(fn.name)) & _SIDE_TASK
     )
+
+
+def _kept_by_private_helper(at: ast.AST, tree: ast.Module, parents: dict[int, ast.AST]) -> bool:
+    """The window is cut in a private helper (`def _select_recent(self, messages)`) that this
+    file calls, and no call of it sends what it returns: each keeps the result to itself or
+    hands it back only beside other values (`return summary, recent`). A return is then no
+    evidence of the conversation sent. A helper no one here calls is judged as before."""
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if not fn.name.startswith("_") or fn.name.startswith("__") or not _hands_back_only(fn):
+        return False
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and callee(n) == fn.name]
+    return bool(calls) and not any(_result_sent(c, parents) for c in calls)
+
+
+def _hands_back_only(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The helper returns a value and keeps nothing on an object (`self.messages = kept` keeps
+    the window wherever the helper is called from)."""
+    nodes = list(walk_no_defs(fn))
+    returns = any(isinstance(n, ast.Return) and n.value is not None for n in nodes)
+    stores = any(
+        isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and any(
+            isinstance(t, (ast.Attribute, ast.Subscript))
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        )
+        for n in nodes
+    )
+    return returns and not stores
+
+
+def _result_sent(call: ast.Call, parents: dict[int, ast.AST]) -> bool:
+    """Whether what `call` returns is sent or kept as the conversation where it is called:
+    returned as it is or joined into a list, handed to a call, given as `messages=`, stored on
+    an object, or bound to a local that is then sent, returned as a list or stored."""
+    parent = parents.get(id(call))
+    if isinstance(parent, ast.Await):
+        parent = parents.get(id(parent))
+    if isinstance(parent, ast.keyword):
+        return parent.arg in _SENT_KWARGS
+    if isinstance(parent, (ast.Return, ast.List, ast.Starred, ast.BinOp, ast.Call)):
+        return True
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+        for t in _targets(parent):
+            if not isinstance(t, ast.Name):
+                return True  # `self.history = self._trim(...)`: kept for the next request
+            if (
+                _passed_later(t, parent, parents)
+                or _returned_later(t, parent, parents)
+                or _stored_later(t, parent, parents)
+                or _handed_on(t.id, parent, parents)
+            ):
+                return True
+    return False
+
+
+def _handed_on(name: str, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`kept` handed, after `at`, to a call as an argument of its own (`llm.invoke(kept)`) or
+    put in a record under the history's key (`{"conversation_history": kept}`); measuring it
+    (`len(kept)`) hands nothing on."""
+    line = getattr(at, "lineno", 0)
+    for n in _in_function(at, parents):
+        if getattr(n, "lineno", 0) <= line:
+            continue
+        if isinstance(n, ast.Call) and callee(n) != "len":
+            given = [*n.args, *(k.value for k in n.keywords)]
+        elif isinstance(n, ast.Dict):
+            given = [
+                v
+                for k, v in zip(n.keys, n.values, strict=True)
+                if (key := const_str(k)) is not None
+                and (key in _SENT_KWARGS or set(words(key)) & _HISTORY)
+            ]
+        else:
+            continue
+        if any(isinstance(a, ast.Name) and a.id == name for a in given):
+            return True
+    return False
 
 
 # Calls that write a value to where the conversation is kept between requests.

@@ -294,8 +294,10 @@ CORPORA = (
         dev={
             "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (11, 21)},
             # Python precision 1/7 -> 1/3 by branch h30py6 (a display list that never leaves
-            # its module; a script's builder called only at its own load).
-            "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (1, 3)},
+            # its module; a script's builder called only at its own load); 0/1, 1/3 -> 1/1,
+            # 2/2 by branch h30py8 (an in-place rewriter reported at its call in the request
+            # loop; a private helper's window no caller sends).
+            "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (2, 2)},
         },
         # Scored once, by the lead, with the round's final rules (main b8187fc); its 13
         # unlabelled findings judged in findings.toml (3 true, 10 false). Development data

@@ -1,0 +1,62 @@
+"""A helper that rewrites earlier messages of the list it is given in place (older screenshots
+dropped while a budget lasts) is also reported where a loop calls it on the list a request in
+the same loop sends: there the rewrite runs on every turn. Each positive has twins that differ
+in the one thing the rule reads."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _lines(src: str) -> list[int]:
+    return [f.line for f in lint_source(src, "agent.py") if f.code == "PL303"]
+
+
+_SRC = (
+    "def _drop_images(messages, keep):\n"
+    "    to_remove = count(messages) - keep\n"
+    "    for m in messages:\n"
+    "        if to_remove > 0:\n"
+    "            to_remove -= 1\n"
+    '            m["content"] = strip(m["content"])\n'
+    "\n"
+    "def run(client, messages, keep):\n"
+    "    while True:\n"
+    "        CALL\n"
+    '        r = client.messages.create(model="m", SENT=messages)\n'
+    "        messages.append(r)\n"
+)
+
+
+def _src(call: str = "_drop_images(messages, keep)", sent: str = "messages") -> str:
+    return _SRC.replace("CALL", call).replace("SENT", sent)
+
+
+def test_a_rewriter_called_in_the_request_loop_is_reported_at_the_call() -> None:
+    assert _lines(_src()) == [6, 10]
+
+
+def test_given_by_keyword_is_the_same() -> None:
+    assert _lines(_src(call="_drop_images(keep=keep, messages=messages)")) == [6, 10]
+
+
+def test_called_on_another_list_is_reported_where_it_rewrites_only() -> None:
+    assert _lines(_src(call="_drop_images(list(archive), keep)")) == [6]
+
+
+def test_a_loop_that_sends_no_messages_is_reported_where_it_rewrites_only() -> None:
+    assert _lines(_src(sent="input")) == [6]
+
+
+def test_called_once_before_the_loop_is_reported_where_it_rewrites_only() -> None:
+    src = _src(call="pass").replace(
+        "    while True:", "    _drop_images(messages, keep)\n    while True:"
+    )
+    assert _lines(src) == [6]
+
+
+def test_a_helper_that_rewrites_every_message_alike_is_not_reported() -> None:
+    src = _src().replace(
+        "        if to_remove > 0:\n            to_remove -= 1\n", "        if True:\n"
+    )
+    assert _lines(src) == []
