@@ -26,7 +26,7 @@ from ..choice import picked_model
 from ..findings import Finding
 from ..meaning import identity_name, kind_of_name, words
 from .records import is_record
-from .slots import never_filled
+from .slots import filled_here, never_filled
 from .structure import MEASURE
 from .syntax import (
     FUNCTIONS,
@@ -503,6 +503,33 @@ class SinkCheck:
         ws = set(words(callee_name(self.src, call)))
         return bool(ws & _SENDS) and not ws & (_PREFIX_WORDS | _SYSTEM_ROLES | _PROMPT_WORDS)
 
+    def _placed_as_system(self, sink: str) -> bool:
+        """A builder's sink (`` `notePrompt()` ``) whose call this file places in a system
+        position: a system message's content (`{ role: 'system', content: notePrompt(q) }`),
+        or the value of a key or a local named for the prefix (`system: notePrompt(q)`)."""
+        if not sink.endswith("()`"):
+            return False
+        name = sink.strip("`")[:-2]
+        for c in walk(self.src.root):
+            if c.type != "call_expression" or callee_name(self.src, c) != name:
+                continue
+            p = c.parent
+            while p is not None and p.type in ("await_expression", "parenthesized_expression"):
+                p = p.parent
+            if p is None:
+                continue
+            if p.type == "pair":
+                key = key_name(self.src, p.child_by_field_name("key")) or ""
+                if key == "content" and _role(self.src, p.parent) in _SYSTEM_ROLES:
+                    return True
+                if set(words(key)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+                    return True
+            elif p.type == "variable_declarator":
+                local = self.src.text(p.child_by_field_name("name"))
+                if set(words(local)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+                    return True
+        return False
+
     def _only_user_builder(self, name: str) -> bool:
         """`const finalPrompt = (input) => ...` whose every call is a user message's content,
         directly or through a local read only so (`const userPrompt = finalPrompt(x)` then `{
@@ -701,7 +728,7 @@ class SinkCheck:
                 kind = kind_of_name(m.group(1))
                 if kind not in ("time", "date"):
                     continue
-                if never_filled(self.src, value):
+                if never_filled(self.src, value) or not filled_here(self.src, value, m.group(1)):
                     return  # walks the whole module: only once a clock slot is found
                 line = self.src.pos(value)[0] + self.src.text(value)[
                     : self.src.text(value).find(m.group(0))
@@ -1277,6 +1304,16 @@ class SinkCheck:
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
             return
         request = ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)
+        if (
+            request
+            and not retrieved
+            and not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES)
+            and not self._placed_as_system(sink)
+        ):
+            # A prompt not named for the prefix (`buildCoachPrompt(level, userMessage)`) that
+            # holds the question is the request's own text, the user's turn of a one-shot
+            # call, until a system position shows it is ahead of a history.
+            return
         if request and (name.isupper() or ws & _SYSTEM_ROLES) and not retrieved:
             # `CURRENT_REQUEST_REMINDER`: a constant's fixed text; `newSystemPrompt`: a system
             # prompt, reported by what it holds, not the request by its name.
