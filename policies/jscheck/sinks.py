@@ -24,7 +24,7 @@ from tree_sitter import Node
 
 from ..choice import picked_model
 from ..findings import Finding
-from ..meaning import identity_name, kind_of_name, words
+from ..meaning import HISTORY_WORDS, identity_name, kind_of_name, words
 from .records import is_record
 from .slots import filled_here, never_filled
 from .structure import MEASURE
@@ -1663,6 +1663,17 @@ class SinkCheck:
         if (leaf.id, code) in self._seen:
             return
         if code in _ONE_OFF and self._in_one_off():
+            return
+        if (
+            taint.what.endswith("(by its name)")
+            and sink.endswith("()`")
+            and not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES | HISTORY_WORDS)
+            and not self._placed_as_system(sink)
+        ):
+            # A value known by its name only (`date`, `sha` handed in) written into a builder
+            # of a task's prompt (`buildDailyPlanPrompt(level, date)`) that neither its name
+            # (for a system prompt or a chat's) nor its callers here place in the prefix: no
+            # clock is seen and no repeated prefix is shown, so the evidence is too weak.
             return
         # One finding a value on a line: `system = buildSystemPrompt(name, today)` reaches
         # `system` and the builder's argument both; reported once.

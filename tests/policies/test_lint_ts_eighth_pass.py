@@ -1,0 +1,65 @@
+"""The eighth TypeScript pass: reporting paths that now ask for evidence that the value reaches
+a repeated prefix (a system prompt, a chat's prompt, a template this module fills), each with
+the near miss that still reports."""
+
+from __future__ import annotations
+
+from tests.helpers.lintfind import line_codes as _codes
+
+_PLAN = (
+    "export function buildDailyPlanPrompt(level, stats, date) {\n"
+    "  return `Make a one-day study plan for level ${level}.\n"
+    "Date: ${date}\n"
+    "Stats: ${JSON.stringify(stats)}`\n"
+    "}\n"
+)
+
+
+def test_a_date_known_by_its_name_in_a_task_prompt_is_no_finding() -> None:
+    # A parameter named `date` in a task prompt's builder: no clock is read, and neither the
+    # builder's name nor a caller here places the text in a system prompt.
+    assert _codes(_PLAN, "teacher.js") == []
+
+
+def test_a_clock_in_the_same_task_prompt_is_still_reported() -> None:
+    # The evidence is a clock read: then the builder's text holds today's date, as before.
+    clock = _PLAN.replace("Date: ${date}", "Date: ${new Date().toDateString()}")
+    assert _codes(clock, "teacher.js") == [(3, "PL102")]
+
+
+def test_a_date_by_its_name_in_a_system_prompt_builder_is_reported() -> None:
+    named = _PLAN.replace("buildDailyPlanPrompt", "buildDailyPlanSystemPrompt")
+    assert _codes(named, "teacher.js") == [(3, "PL102")]
+    placed = _PLAN + (
+        "export async function reply(client, history, level, stats, date) {\n"
+        "  return client.create({ model: 'm', messages: [\n"
+        "    { role: 'system', content: buildDailyPlanPrompt(level, stats, date) },\n"
+        "    ...history,\n"
+        "  ] })\n"
+        "}\n"
+    )
+    assert (3, "PL102") in _codes(placed, "teacher.js")
+
+
+_COACH = (
+    "export function buildCoachPrompt(level, userMessage) {\n"
+    "  return `You coach a learner at ${level}.\n"
+    "The learner asks:\n"
+    "${userMessage}`\n"
+    "}\n"
+)
+
+
+def test_the_question_in_a_one_shot_prompt_builder_is_no_finding() -> None:
+    # The learner's question is this prompt's own text: the user's turn of a one-shot request.
+    assert _codes(_COACH, "teacher.js") == []
+
+
+def test_the_question_in_a_builder_placed_as_the_system_prompt_is_reported() -> None:
+    placed = _COACH + (
+        "export async function reply(client, history, level, userMessage) {\n"
+        "  const system = buildCoachPrompt(level, userMessage)\n"
+        "  return client.create({ model: 'm', system, messages: history })\n"
+        "}\n"
+    )
+    assert (4, "PL304") in _codes(placed, "teacher.js")
