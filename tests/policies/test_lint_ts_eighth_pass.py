@@ -63,3 +63,31 @@ def test_the_question_in_a_builder_placed_as_the_system_prompt_is_reported() -> 
         "}\n"
     )
     assert (4, "PL304") in _codes(placed, "teacher.js")
+
+
+_DASHBOARD = (
+    "exports.listConversations = async (req, res) => {\n"
+    "  const { page = 1, limit = 10 } = req.query\n"
+    "  const conversations = await Conversation.find({ admin: req.admin._id })\n"
+    "    .sort({ updatedAt: -1 })\n"
+    "    .limit(limit * 1)\n"
+    "    .skip((page - 1) * limit)\n"
+    "  res.json({ conversations })\n"
+    "}\n"
+)
+
+
+def test_newest_rows_a_handler_answers_a_client_with_are_no_window() -> None:
+    # An admin route reads a page of the newest stored conversations and writes them to its
+    # response: no model is asked, so no prompt's history is cut.
+    assert _codes(_DASHBOARD, "controller.js") == []
+
+
+def test_newest_rows_a_handler_sends_to_a_model_are_still_a_window() -> None:
+    sent = _DASHBOARD.replace(
+        "  res.json({ conversations })\n",
+        "  const reply = await openai.chat.completions.create({ model: 'm', messages: [\n"
+        "    { role: 'system', content: SYSTEM }, ...conversations ] })\n"
+        "  res.json({ reply })\n",
+    )
+    assert (3, "PL303") in _codes(sent, "controller.js")
