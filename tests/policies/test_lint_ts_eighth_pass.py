@@ -91,3 +91,31 @@ def test_newest_rows_a_handler_sends_to_a_model_are_still_a_window() -> None:
         "  res.json({ reply })\n",
     )
     assert (3, "PL303") in _codes(sent, "controller.js")
+
+
+_PROBE = (
+    "async function main(): Promise<void> {\n"
+    "  const mem = new ConversationMemory({ maxMessages: 4, keepRecent: 2 })\n"
+    "  mem.addUser('a', 'hello')\n"
+    "  const res = await llm.chat({ system: SYSTEM, messages: mem.recent() })\n"
+    "  console.log(res.text)\n"
+    "}\n"
+    "main().catch((e) => { console.error(e); process.exit(1) })\n"
+)
+
+
+def test_a_window_in_a_scripts_one_run_is_no_finding() -> None:
+    # A probe script: one function run once from module level, with no loop; it sends one
+    # request, so the window it keeps never moves between requests.
+    assert _codes(_PROBE, "probe.ts") == []
+
+
+def test_a_window_in_a_script_that_loops_or_is_called_again_is_reported() -> None:
+    looped = _PROBE.replace(
+        "  const res = await llm.chat(", "  for (const q of questions) await llm.chat("
+    )
+    assert (2, "PL303") in _codes(looped, "probe.ts")
+    twice = _PROBE + "setInterval(() => main(), 1000)\n"
+    assert (2, "PL303") in _codes(twice, "probe.ts")
+    exported = _PROBE.replace("async function main", "export async function main")
+    assert (2, "PL303") in _codes(exported, "probe.ts")
