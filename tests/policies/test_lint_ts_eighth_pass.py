@@ -119,3 +119,37 @@ def test_a_window_in_a_script_that_loops_or_is_called_again_is_reported() -> Non
     assert (2, "PL303") in _codes(twice, "probe.ts")
     exported = _PROBE.replace("async function main", "export async function main")
     assert (2, "PL303") in _codes(exported, "probe.ts")
+
+
+_WORKER = (
+    "import { readdirSync } from 'fs'\n"
+    "export async function runWorker(task, provider, initial) {\n"
+    "  let messages\n"
+    "  if (initial) {\n"
+    "    messages = [...initial]\n"
+    "  } else {\n"
+    "    const skills = readdirSync('skills').join('\\n')\n"
+    "    const systemPrompt = `You are a worker.\\n${skills}`\n"
+    "    messages = [{ role: 'system', content: systemPrompt }, { role: 'user', content: task }]\n"
+    "  }\n"
+    "  for (let i = 0; i < 10; i++) {\n"
+    "    const r = await provider.create({ model: 'm', messages })\n"
+    "    messages.push(r.message)\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_listing_in_a_fresh_runs_system_prompt_built_before_its_loop_is_no_finding() -> None:
+    # The worker assigns a fresh list (its system prompt and the task) and then sends every
+    # request of the run from its loop: the listing is read once, the same for all of them.
+    assert _codes(_WORKER, "worker.ts") == []
+
+
+def test_a_listing_read_inside_the_loop_is_still_reported() -> None:
+    inside = _WORKER.replace(
+        "    messages.push(r.message)\n",
+        "    messages.push(r.message)\n"
+        "    messages[0] = { role: 'system', content: readdirSync('skills').join('\\n') }\n",
+    )
+    assert {code for _, code in _codes(inside, "worker.ts")} & {"PL105", "PL203"}
