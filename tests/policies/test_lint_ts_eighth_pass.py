@@ -153,3 +153,30 @@ def test_a_listing_read_inside_the_loop_is_still_reported() -> None:
         "    messages[0] = { role: 'system', content: readdirSync('skills').join('\\n') }\n",
     )
     assert {code for _, code in _codes(inside, "worker.ts")} & {"PL105", "PL203"}
+
+
+_SECTIONS = (
+    "import { readdirSync } from 'fs'\n"
+    "const cache = new Map<string, string[]>()\n"
+    "function readSections(mode: string): string[] {\n"
+    "  const cached = cache.get(mode)\n"
+    "  if (cached) return cached\n"
+    "  const files = readdirSync(mode)\n"
+    "  cache.set(mode, files)\n"
+    "  return files\n"
+    "}\n"
+    "export function buildSystemPrompt(mode: string): string {\n"
+    "  return readSections(mode).join('\\n')\n"
+    "}\n"
+)
+
+
+def test_a_listing_memoised_through_a_local_read_of_the_cache_is_no_finding() -> None:
+    # `const cached = cache.get(mode); if (cached) return cached`: read once per mode for the
+    # life of the process, the same bytes after the first call.
+    assert _codes(_SECTIONS, "context.ts") == []
+
+
+def test_a_listing_whose_cache_is_never_filled_is_still_reported() -> None:
+    unfilled = _SECTIONS.replace("  cache.set(mode, files)\n", "")
+    assert "PL105" in {code for _, code in _codes(unfilled, "context.ts")}
