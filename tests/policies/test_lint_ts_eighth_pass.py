@@ -180,3 +180,32 @@ def test_a_listing_memoised_through_a_local_read_of_the_cache_is_no_finding() ->
 def test_a_listing_whose_cache_is_never_filled_is_still_reported() -> None:
     unfilled = _SECTIONS.replace("  cache.set(mode, files)\n", "")
     assert "PL105" in {code for _, code in _codes(unfilled, "context.ts")}
+
+
+_LOOP = (
+    "export async function runWorker(task, provider, tools, initial) {\n"
+    "  let messages\n"
+    "  if (initial) messages = [...initial]\n"
+    "  else messages = [{ role: 'system', content: SYSTEM }, { role: 'user', content: task }]\n"
+    "  for (let i = 0; i < 10; i++) {\n"
+    "    const response = await provider.createWithTools(messages, 'm', tools)\n"
+    "    messages.push(response.message)\n"
+    "    if (messages[1]?.role === 'system') messages.splice(1, 1)\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_message_dropped_from_a_list_a_loop_sends_by_position_is_reported() -> None:
+    # The list goes to the call by position, whatever its name, and the loop that sends it
+    # pushes onto it: a conversation kept between requests. Dropping its second message
+    # changes the prefix right after the system prompt.
+    assert _codes(_LOOP, "worker.ts") == [(8, "PL303")]
+
+
+def test_a_list_handed_by_position_that_no_loop_grows_is_no_request() -> None:
+    # Sent once (no loop pushes onto it), or a list of no messages: nothing kept to break.
+    once = _LOOP.replace("    messages.push(response.message)\n", "")
+    assert _codes(once, "worker.ts") == []
+    dropped_last = _LOOP.replace("messages.splice(1, 1)", "messages.splice(-1, 1)")
+    assert _codes(dropped_last, "worker.ts") == []
