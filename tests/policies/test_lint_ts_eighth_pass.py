@@ -209,3 +209,18 @@ def test_a_list_handed_by_position_that_no_loop_grows_is_no_request() -> None:
     assert _codes(once, "worker.ts") == []
     dropped_last = _LOOP.replace("messages.splice(1, 1)", "messages.splice(-1, 1)")
     assert _codes(dropped_last, "worker.ts") == []
+
+
+def test_a_date_slot_of_a_template_this_module_renders_is_reported() -> None:
+    # The module fills the template's other slots itself (`PROMPT.replace(/{{ID}}/g, id)`):
+    # it is the renderer, and the date slot is filled the same way when a request is built.
+    ts = (
+        "const PROMPT = `You are connected to {{ID}}.\n"
+        "Date: {{CURRENT_DATE}}`\n"
+        "export function getPrompt(id: string) {\n"
+        "  return PROMPT.replace(/{{ID}}/g, id)\n"
+        "}\n"
+    )
+    assert (1, "PL102") in _codes(ts, "prompts.ts")
+    shown = ts.replace("PROMPT.replace(/{{ID}}/g, id)", "show(PROMPT, id)")
+    assert _codes(shown, "prompts.ts") == []
