@@ -249,6 +249,7 @@ class SinkCheck:
         self.ev = ev
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
+        self._as_system: dict[str, bool] = {}  # builder sink -> placed in a system position
         self._fetches: set[tuple[int, str, str]] = set()
         self._values_seen: set[tuple[str, int, str, str, int]] = set()
         self._request_sinks: set[int] = set()  # sinks with a PL304 for per-request content
@@ -509,7 +510,11 @@ class SinkCheck:
         or the value of a key or a local named for the prefix (`system: notePrompt(q)`)."""
         if not sink.endswith("()`"):
             return False
-        name = sink.strip("`")[:-2]
+        if sink not in self._as_system:
+            self._as_system[sink] = self._find_as_system(sink.strip("`")[:-2])
+        return self._as_system[sink]
+
+    def _find_as_system(self, name: str) -> bool:
         for c in walk(self.src.root):
             if c.type != "call_expression" or callee_name(self.src, c) != name:
                 continue
