@@ -1,9 +1,9 @@
-"""Volatile findings (PL1xx) dropped where the value is read in a memoised function: one that
-returns a module-level cache when it is filled (`if (cachedGitStatus) return cachedGitStatus;`,
-`if (cache.has(cwd)) return cache.get(cwd);`) and fills it itself (`cachedGitStatus = ...`,
-`cache.set(cwd, ...)`). The value is read on the first call and the same bytes are sent
-after it, for the life of the process or until the cache is cleared between sessions. Pure: a
-tree and findings in, findings out.
+"""Volatile and order findings (PL1xx, PL20x) dropped where the value is read in a memoised
+function: one that returns a module-level cache when it is filled (`if (cachedGitStatus) return
+cachedGitStatus;`, `if (cache.has(cwd)) return cache.get(cwd);`, or a local read from it) and
+fills it itself (`cachedGitStatus = ...`, `cache.set(cwd, ...)`). The value is read on the
+first call and the same bytes are sent after it, for the life of the process or until the cache
+is cleared between sessions. Pure: a tree and findings in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -17,7 +17,11 @@ from tree_sitter import Node
 from ..findings import Finding
 from .syntax import FUNCTIONS, Source, unwrap, walk
 
-_VALUE_LINE = re.compile(r" value \(.*?, line (\d+)\) that reaches ")
+_VALUE_LINE = re.compile(
+    r" (?:value|listing|collection) \(.*?, line (\d+)\) (?:that reaches|into) "
+)
+# Volatile values (PL1xx) and the order of a listing or a set (PL20x): both fixed by the cache.
+_CACHED_CODES = ("PL1", "PL20")
 
 
 def _module_names(src: Source) -> set[str]:
@@ -50,6 +54,20 @@ def _cache_read(src: Source, value: Node, module: set[str]) -> str | None:
     return None
 
 
+def _local_value(src: Source, fn: Node, value: Node) -> Node:
+    """What a local of `fn` returned by name was declared as (`const cached = cache.get(mode);
+    if (cached) return cached;`), else `value` itself."""
+    v = unwrap(value)
+    if v.type != "identifier":
+        return value
+    name = src.text(v)
+    for d in walk(fn):
+        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
+            init = d.child_by_field_name("value")
+            return init if init is not None else value
+    return value
+
+
 def _fills(src: Source, fn: Node, cache: str) -> bool:
     for n in walk(fn):
         if n.type == "assignment_expression":
@@ -77,7 +95,7 @@ def _memoised(src: Source, fn: Node, module: set[str]) -> bool:
             continue
         for r in walk(st.child_by_field_name("consequence") or st):
             if r.type == "return_statement" and r.named_children:
-                cache = _cache_read(src, r.named_children[0], module)
+                cache = _cache_read(src, _local_value(src, fn, r.named_children[0]), module)
                 if cache is not None and _fills(src, fn, cache):
                     return True
     return False
@@ -87,7 +105,7 @@ def drop_memoised(src: Source, found: list[Finding]) -> list[Finding]:
     lines = {
         int(m.group(1)): f
         for f in found
-        if f.code.startswith("PL1") and (m := _VALUE_LINE.search(f.message))
+        if f.code.startswith(_CACHED_CODES) and (m := _VALUE_LINE.search(f.message))
     }
     if not lines:
         return found
@@ -102,7 +120,7 @@ def drop_memoised(src: Source, found: list[Finding]) -> list[Finding]:
         f
         for f in found
         if not (
-            f.code.startswith("PL1")
+            f.code.startswith(_CACHED_CODES)
             and (m := _VALUE_LINE.search(f.message))
             and int(m.group(1)) in cached
         )

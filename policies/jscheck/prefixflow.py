@@ -236,6 +236,9 @@ class _Function:
                 continue
             args = n.child_by_field_name("arguments")
             for a in args.named_children if args is not None else []:
+                if a.type == "identifier" and self._loop_list(n, self.src.text(a)):
+                    yield n, a
+                    continue
                 if a.type != "object":
                     continue
                 got = object_pairs(self.src, a)
@@ -243,6 +246,21 @@ class _Function:
                     yield a, unwrap(got["messages"])
                 elif (sent := self._turns(n, got)) is not None:
                     yield a, sent
+
+    def _loop_list(self, call: Node, name: str) -> bool:
+        """A message list handed to a call by position (`provider.createWithTools(messages,
+        model, tools)`) inside a loop that pushes onto the same list: each pass sends the list
+        and adds to it, so the call sends a conversation whatever its name. The list is one
+        built here from message objects (`[{ role: "system", ... }, ...]`)."""
+        values = [unwrap(v) for v in self.assigned.get(name, [])]
+        if not any(v.type == "array" and _has_role(self.src, v) for v in values):
+            return False
+        p = call.parent
+        while p is not None and p.type not in FUNCTIONS:
+            if p.type in _LOOPS and _pushes(self.src, p, name):
+                return True
+            p = p.parent
+        return False
 
     def _turns(self, call: Node, got: dict[str, Node]) -> Node | None:
         """The other spellings of a conversation sent: Gemini's `startChat({ history })`, and
@@ -469,10 +487,10 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                 for n in f.nodes
                 if n.type in _LOOPS and n.start_point[0] + 1 <= line <= n.end_point[0] + 1
             ]
-            if not history and name and any(_pushes(src, lp, name) for lp in around):
-                # Built here, but each pass of the loop sends it and adds to it: the history
-                # kept between those requests.
-                history, kept = {name}, True
+            if name and any(_pushes(src, lp, name) for lp in around):
+                # Built here (or from a history handed in), but each pass of the loop sends it
+                # and adds to it: the history kept between those requests.
+                history, kept = history or {name}, True
             if not history:
                 continue
             stepped = f.made(_per_step(src, around), name)
@@ -630,3 +648,8 @@ def _per_step(src: Source, loops: list[Node]) -> set[str]:
             ):
                 out |= {src.text(x) for x in walk(bound) if x.type == "identifier"}
     return out
+
+
+def _has_role(src: Source, array: Node) -> bool:
+    """Whether an array literal holds a message object (`{ role: "system", content }`)."""
+    return any(c.type == "object" and "role" in object_pairs(src, c) for c in array.named_children)

@@ -118,6 +118,11 @@ _SQL = re.compile(r"\s*(select|insert|update|delete|with|create|upsert)\b", re.I
 _ROUTE_METHODS = frozenset({"get", "post", "put", "patch", "delete", "all", "route"})
 # The handlers a web framework calls for one HTTP request (Next.js, Remix, SvelteKit).
 _HANDLERS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "action", "loader"})
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+# Calls that run a callback again and again: an event's listener, a timer.
+_LISTENS = frozenset({"on", "once", "addEventListener", "addListener", "setInterval", "subscribe"})
+# What writes an HTTP handler's answer to the response it is handed (`res.json(rows)`).
+_ANSWERS = frozenset({"json", "send", "render", "end", "redirect"})
 # Test callbacks (`it("...", () => ...)`, `test(...)`, `describe(...)`).
 _TEST_CALLS = frozenset({"it", "test", "describe", "beforeEach", "beforeAll"})
 
@@ -136,7 +141,12 @@ def drop_unreached(
         i
         for i, f in enumerate(found)
         if (decided_by_reach(f.code) and index.unsent(f.line, sink_line(f)))
-        or (f.code in _SHAPES and index.in_test_at(f.line))
+        or (
+            f.code in _SHAPES
+            and (
+                index.in_test_at(f.line) or index.answers_client(f.line) or index.runs_once(f.line)
+            )
+        )
     }
     return keep(found, unsent)
 
@@ -196,6 +206,66 @@ class _Index:
         to `it`, `test`, `describe` or a hook of theirs."""
         fn = self.around(line)
         return fn is not None and self._in_test(fn)
+
+    def runs_once(self, line: int) -> bool:
+        """Whether `line` lies in a script's one run: a function of this module, not exported
+        nor a method, with no loop and no listener, called once and only from module level
+        (`main().catch(...)`). It sends its requests once, so a window it keeps or a side
+        request it makes never moves between requests of a conversation."""
+        fn = self.around(line)
+        if fn is None or _callback(fn) or _exported(fn) or fn.type == "method_definition":
+            return False
+        name = function_name(self.src, fn)
+        if not name:
+            return False
+        for n in self._own(fn):
+            if n.type in _LOOPS:
+                return False
+            if n.type == "call_expression" and callee_name(self.src, n) in _LISTENS:
+                return False
+        uses = [
+            n
+            for n in walk(self.src.root)
+            if n.type == "identifier" and self.src.text(n) == name and not _declares(n, fn)
+        ]
+        return len(uses) == 1 and _called(uses[0]) and self.around_node(uses[0]) is None
+
+    def answers_client(self, line: int) -> bool:
+        """Whether `line` lies in an HTTP handler that asks no model: a function that writes
+        its answer to a response object it is handed (`res.json(rows)`, `reply.send(...)`)
+        and makes no request of its own nor calls anything that may ask one. What it reads
+        (a page of stored conversations for a dashboard) goes to a client, not to a prompt."""
+        fn = self.around(line)
+        while fn is not None and _callback(fn) and not self._route(fn):
+            up = self.around_node(fn)
+            if up is None:
+                break
+            fn = up
+        if fn is None or self.sites(fn):
+            return False
+        params = fn.child_by_field_name("parameters")
+        names = {
+            self.src.text(p.child_by_field_name("pattern") or p)
+            for p in (params.named_children if params is not None else [])
+        }
+        single = fn.child_by_field_name("parameter")  # `res => res.json(rows)`
+        if single is not None:
+            names.add(self.src.text(single))
+        for n in self._own(fn):
+            if n.type != "call_expression" or callee_name(self.src, n) not in _ANSWERS:
+                continue
+            f = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
+            root = f
+            while root.type in ("member_expression", "call_expression"):
+                inner = root.child_by_field_name(
+                    "object" if root.type == "member_expression" else "function"
+                )
+                if inner is None:
+                    break
+                root = unwrap(inner)
+            if root.type == "identifier" and self.src.text(root) in names:
+                return True
+        return False
 
     def _route(self, fn: Node) -> bool:
         """A callback that handles one HTTP request: handed (directly or through a wrapper,
@@ -757,3 +827,13 @@ def _after_system(src: Source, spread: Node) -> bool:
 def _after_system_head(src: Source, array: Node) -> bool:
     items = [c for c in unwrap(array).named_children if c.type != "comment"]
     return bool(items) and _role(src, unwrap(items[0])) == "system"
+
+
+def _declares(ident: Node, fn: Node) -> bool:
+    """Whether `ident` is the name `fn` is declared under (`function main`, `const main =`)."""
+    p = ident.parent
+    if p is None:
+        return False
+    if p.id == fn.id:
+        return True
+    return p.type == "variable_declarator" and p.child_by_field_name("value") == fn

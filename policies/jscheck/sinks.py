@@ -24,9 +24,9 @@ from tree_sitter import Node
 
 from ..choice import picked_model
 from ..findings import Finding
-from ..meaning import identity_name, kind_of_name, words
+from ..meaning import HISTORY_WORDS, identity_name, kind_of_name, words
 from .records import is_record
-from .slots import never_filled
+from .slots import filled_here, never_filled
 from .structure import MEASURE
 from .syntax import (
     FUNCTIONS,
@@ -249,6 +249,7 @@ class SinkCheck:
         self.ev = ev
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
+        self._as_system: dict[str, bool] = {}  # builder sink -> placed in a system position
         self._fetches: set[tuple[int, str, str]] = set()
         self._values_seen: set[tuple[str, int, str, str, int]] = set()
         self._request_sinks: set[int] = set()  # sinks with a PL304 for per-request content
@@ -503,6 +504,37 @@ class SinkCheck:
         ws = set(words(callee_name(self.src, call)))
         return bool(ws & _SENDS) and not ws & (_PREFIX_WORDS | _SYSTEM_ROLES | _PROMPT_WORDS)
 
+    def _placed_as_system(self, sink: str) -> bool:
+        """A builder's sink (`` `notePrompt()` ``) whose call this file places in a system
+        position: a system message's content (`{ role: 'system', content: notePrompt(q) }`),
+        or the value of a key or a local named for the prefix (`system: notePrompt(q)`)."""
+        if not sink.endswith("()`"):
+            return False
+        if sink not in self._as_system:
+            self._as_system[sink] = self._find_as_system(sink.strip("`")[:-2])
+        return self._as_system[sink]
+
+    def _find_as_system(self, name: str) -> bool:
+        for c in walk(self.src.root):
+            if c.type != "call_expression" or callee_name(self.src, c) != name:
+                continue
+            p = c.parent
+            while p is not None and p.type in ("await_expression", "parenthesized_expression"):
+                p = p.parent
+            if p is None:
+                continue
+            if p.type == "pair":
+                key = key_name(self.src, p.child_by_field_name("key")) or ""
+                if key == "content" and _role(self.src, p.parent) in _SYSTEM_ROLES:
+                    return True
+                if set(words(key)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+                    return True
+            elif p.type == "variable_declarator":
+                local = self.src.text(p.child_by_field_name("name"))
+                if set(words(local)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+                    return True
+        return False
+
     def _only_user_builder(self, name: str) -> bool:
         """`const finalPrompt = (input) => ...` whose every call is a user message's content,
         directly or through a local read only so (`const userPrompt = finalPrompt(x)` then `{
@@ -701,7 +733,7 @@ class SinkCheck:
                 kind = kind_of_name(m.group(1))
                 if kind not in ("time", "date"):
                     continue
-                if never_filled(self.src, value):
+                if never_filled(self.src, value) or not filled_here(self.src, value, m.group(1)):
                     return  # walks the whole module: only once a clock slot is found
                 line = self.src.pos(value)[0] + self.src.text(value)[
                     : self.src.text(value).find(m.group(0))
@@ -1277,6 +1309,16 @@ class SinkCheck:
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
             return
         request = ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)
+        if (
+            request
+            and not retrieved
+            and not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES)
+            and not self._placed_as_system(sink)
+        ):
+            # A prompt not named for the prefix (`buildCoachPrompt(level, userMessage)`) that
+            # holds the question is the request's own text, the user's turn of a one-shot
+            # call, until a system position shows it is ahead of a history.
+            return
         if request and (name.isupper() or ws & _SYSTEM_ROLES) and not retrieved:
             # `CURRENT_REQUEST_REMINDER`: a constant's fixed text; `newSystemPrompt`: a system
             # prompt, reported by what it holds, not the request by its name.
@@ -1626,6 +1668,17 @@ class SinkCheck:
         if (leaf.id, code) in self._seen:
             return
         if code in _ONE_OFF and self._in_one_off():
+            return
+        if (
+            taint.what.endswith("(by its name)")
+            and sink.endswith("()`")
+            and not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES | HISTORY_WORDS)
+            and not self._placed_as_system(sink)
+        ):
+            # A value known by its name only (`date`, `sha` handed in) written into a builder
+            # of a task's prompt (`buildDailyPlanPrompt(level, date)`) that neither its name
+            # (for a system prompt or a chat's) nor its callers here place in the prefix: no
+            # clock is seen and no repeated prefix is shown, so the evidence is too weak.
             return
         # One finding a value on a line: `system = buildSystemPrompt(name, today)` reaches
         # `system` and the builder's argument both; reported once.

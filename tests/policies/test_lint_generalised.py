@@ -189,8 +189,16 @@ def test_typescript_retrieved_context_written_into_the_system_prompt() -> None:
         "export const answerPrompt = (context: string, question: string) =>\n"
         "  `Answer from the context.\nContext: ${context}\nQuestion: ${question}`\n"
     )
-    # (`${question}` in a prompt builder, line 18, is the current request's rule, as before.)
-    assert _codes(ts, "prompt.ts") == [(4, "PL304"), (11, "PL304"), (18, "PL304")]
+    # `${question}` in a prompt builder not named for the prefix (line 18) is the question's own
+    # turn of a one-shot request; named for the system prompt it is ahead of a history.
+    assert _codes(ts, "prompt.ts") == [(4, "PL304"), (11, "PL304")]
+    system = ts.replace("answerPrompt", "answerSystemPrompt")
+    assert _codes(system, "prompt.ts") == [
+        (4, "PL304"),
+        (11, "PL304"),
+        (17, "PL304"),
+        (18, "PL304"),
+    ]
 
 
 def test_a_message_appended_by_a_state_update_is_not_the_prefix() -> None:

@@ -166,7 +166,9 @@ def test_a_logged_row_of_the_prompt_is_no_prompt() -> None:
         "}\n"
     )
     assert _codes(src, "notify.ts") == []
-    sent = src.replace(".from('ai_interactions').insert(", ".chat(")
+    sent = src.replace(".from('ai_interactions').insert(", ".chat(").replace(
+        "request_prompt:", "system:"
+    )
     assert _codes(sent, "notify.ts") == [(3, "PL304")]
 
 

@@ -187,17 +187,36 @@ def test_context_built_for_the_query_into_a_builders_system_message() -> None:
 
 
 def test_a_date_slot_in_a_system_prompt_constant() -> None:
-    # A template filled elsewhere: the slot's name says it holds the clock; other slots and a
+    # A template this module fills: the slot's name says it holds the clock; other slots and a
     # `${...}` substitution of a fixed value do not.
     ts = (
         "export const BASE_SYSTEM_PROMPT = `You help with travel.\n"
         "{profile}\n"
         "Local time: {local_time}`;\n"
         "export const GREETING_SYSTEM = 'Greet {user_name} warmly.';\n"
+        "export const render = (t: string, values: Record<string, string>) =>\n"
+        "  t.replace('{local_time}', values.now);\n"
     )
     found = lint_source(ts, "prompts.ts")
-    assert [(f.line, f.code) for f in found] == [(1, "PL101")]
+    # (The fill at line 6 is the replace rule's own finding.)
+    assert [(f.line, f.code) for f in found] == [(1, "PL101"), (6, "PL101")]
     assert "line 3" in found[0].message
+    # Filled with named values (`format({ local_time })`), likewise.
+    keyed = ts.replace("t.replace('{local_time}', values.now)", "format(t, { local_time: now() })")
+    assert [(f.line, f.code) for f in lint_source(keyed, "prompts.ts")] == [(1, "PL101")]
+
+
+def test_a_date_slot_no_code_here_fills_is_no_finding() -> None:
+    # A settings form's default prompt, a persona table: the template only carries the slot,
+    # and nothing in the module fills it; whatever fills it (and with what) is read where
+    # that happens. A string merely naming the slot's word is no filling either.
+    ts = (
+        "export const BASE_SYSTEM_PROMPT = `You help with travel.\n"
+        "Local time: {local_time}`;\n"
+        "export const label = 'Shows the local time';\n"
+        "export function Field() { return show(BASE_SYSTEM_PROMPT, 'prompt'); }\n"
+    )
+    assert lint_source(ts, "prompts.ts") == []
 
 
 def test_a_macro_filled_with_the_clock_by_a_regex_replace() -> None:
