@@ -24,6 +24,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 EXT = {"ts": (".ts", ".tsx", ".js", ".mjs", ".cjs"), "py": (".py",)}
@@ -416,12 +417,35 @@ def language(snap: Snapshot) -> str:
     return "ts" if ts >= py else "py"
 
 
+def sibling(here: Path, corpus: str) -> ModuleType:
+    """The `sample.py` of the corpus folder `corpus` beside `here`, imported (a later corpus
+    reuses an earlier one's draw classes rather than writing them again)."""
+    path = here.parent / corpus / "sample.py"
+    spec = importlib.util.spec_from_file_location(f"{corpus}_sample", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def real10_draw(here: Path) -> Draw:
     """A draw of 20 projects a language with real10's three strata, imported from
     ../real10/sample.py so that they cannot drift (real11 and the corpora after it)."""
-    path = here.parent / "real10" / "sample.py"
-    spec = importlib.util.spec_from_file_location("real10_sample", path)
-    assert spec is not None and spec.loader is not None
-    real10 = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(real10)
-    return Draw(here, strata=real10.DRAW.strata, want={"ts": 20, "py": 20})
+    return Draw(here, strata=sibling(here, "real10").DRAW.strata, want={"ts": 20, "py": 20})
+
+
+def reserve_step(draw: Draw, argv: list[str], volatile: int = 3) -> int:
+    """Run one step of a reserve `draw`, keeping the main list's `language full` lines.
+
+    A reserve step leaves the main list's projects that were passed over because their
+    language was full untried; the shared draw drops their SKIPPED lines (it expects to try
+    them next), so they are put back ahead of the step's own lines (real14 onwards)."""
+    skipped = draw.here / "SKIPPED.txt"
+    passed = [
+        ln for ln in skipped.read_text(encoding="utf-8").splitlines() if "language full" in ln
+    ]
+    code = draw.main(argv, volatile=volatile)
+    now = skipped.read_text(encoding="utf-8").splitlines()
+    kept = [ln for ln in passed if ln not in now]
+    skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
+    return code

@@ -41,18 +41,8 @@ DRAW = rs.real10_draw(HERE)
 def main(argv: list[str]) -> int:
     if "--reserve" not in argv:
         return DRAW.main(argv, volatile=3)
-    # A reserve step leaves the main list's `language full` projects untried; the shared
-    # draw drops their SKIPPED lines (it expects to try them next), so they are put back.
-    skipped = HERE / "SKIPPED.txt"
-    lines = skipped.read_text(encoding="utf-8").splitlines()
-    passed = [ln for ln in lines if "language full" in ln]
-    code = ReserveDraw(DRAW.here, DRAW.strata, DRAW.want).main(
-        [a for a in argv if a != "--reserve"], volatile=3
-    )
-    now = skipped.read_text(encoding="utf-8").splitlines()
-    kept = [ln for ln in passed if ln not in now]
-    skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
-    return code
+    reserve = ReserveDraw(DRAW.here, DRAW.strata, DRAW.want)
+    return rs.reserve_step(reserve, [a for a in argv if a != "--reserve"])
 
 
 if __name__ == "__main__":

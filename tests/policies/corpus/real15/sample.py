@@ -53,17 +53,8 @@ def main(argv: list[str]) -> int:
     flag = next((a for a in argv if a in RESERVES), None)
     if flag is None:
         return DRAW.main(argv, volatile=3)
-    # A reserve step leaves the main list's `language full` projects untried; the shared
-    # draw drops their SKIPPED lines (it expects to try them next), so they are put back.
-    skipped = HERE / "SKIPPED.txt"
-    lines = skipped.read_text(encoding="utf-8").splitlines()
-    passed = [ln for ln in lines if "language full" in ln]
     kind = ReserveDraw if flag == "--reserve" else Reserve2Draw
-    code = kind(DRAW.here, DRAW.strata, DRAW.want).main([a for a in argv if a != flag], volatile=3)
-    now = skipped.read_text(encoding="utf-8").splitlines()
-    kept = [ln for ln in passed if ln not in now]
-    skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
-    return code
+    return rs.reserve_step(kind(DRAW.here, DRAW.strata, DRAW.want), [a for a in argv if a != flag])
 
 
 if __name__ == "__main__":

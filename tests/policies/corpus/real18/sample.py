@@ -22,7 +22,6 @@ matching lines and eligible files.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -31,11 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import realsample as rs  # noqa: E402
 
-_REAL15 = HERE.parent / "real15" / "sample.py"
-_spec = importlib.util.spec_from_file_location("real15_sample", _REAL15)
-assert _spec is not None and _spec.loader is not None
-real15 = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(real15)
+real15 = rs.sibling(HERE, "real15")
 
 DRAW = rs.real10_draw(HERE)
 
@@ -62,18 +57,8 @@ def main(argv: list[str]) -> int:
     flag = next((a for a in argv if a in RESERVES), None)
     if flag is None:
         return DRAW.main(argv, volatile=3)
-    # As real15's to real17's: a reserve step leaves the main list's `language full` projects
-    # untried; the shared draw drops their SKIPPED lines (it expects to try them next), so they
-    # are put back.
-    skipped = HERE / "SKIPPED.txt"
-    lines = skipped.read_text(encoding="utf-8").splitlines()
-    passed = [ln for ln in lines if "language full" in ln]
     draw = RESERVES[flag](DRAW.here, DRAW.strata, DRAW.want)
-    code = draw.main([a for a in argv if a != flag], volatile=3)
-    now = skipped.read_text(encoding="utf-8").splitlines()
-    kept = [ln for ln in passed if ln not in now]
-    skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
-    return code
+    return rs.reserve_step(draw, [a for a in argv if a != flag])
 
 
 if __name__ == "__main__":

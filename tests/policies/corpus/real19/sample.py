@@ -21,7 +21,6 @@ eligible files.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -30,11 +29,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import realsample as rs  # noqa: E402
 
-_REAL15 = HERE.parent / "real15" / "sample.py"
-_spec = importlib.util.spec_from_file_location("real15_sample", _REAL15)
-assert _spec is not None and _spec.loader is not None
-real15 = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(real15)
+real15 = rs.sibling(HERE, "real15")
 
 #: projects a language (PROCEDURE.md: "Taking projects, the language quotas")
 QUOTA = 45
@@ -58,19 +53,10 @@ def main(argv: list[str]) -> int:
         argv = argv[:at] + argv[at + 2 :]
     if "--reserve" not in argv:
         return draw(python).main(argv, volatile=3)
-    # amendment 2's block 4 (the `search-N` rows) alone; as real15's wrapper, the `language
-    # full` lines the shared draw drops (it expects to try them next) are put back
-    skipped = HERE / "SKIPPED.txt"
-    passed = [
-        ln for ln in skipped.read_text(encoding="utf-8").splitlines() if "language full" in ln
-    ]
+    # amendment 2's block 4 (the `search-N` rows) alone, with real15's reserve draw
     base = draw(python)
     reserve = real15.ReserveDraw(base.here, base.strata, base.want)
-    code = reserve.main([a for a in argv if a != "--reserve"], volatile=3)
-    now = skipped.read_text(encoding="utf-8").splitlines()
-    kept = [ln for ln in passed if ln not in now]
-    skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
-    return code
+    return rs.reserve_step(reserve, [a for a in argv if a != "--reserve"])
 
 
 if __name__ == "__main__":
