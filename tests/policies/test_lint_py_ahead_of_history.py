@@ -5,12 +5,7 @@ where the message stands, what it is made from, and whether a history follows.""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
-
+from tests.helpers.lintfind import lines_of
 
 _LIST = (
     "def reply(client, history, user_message, persona):\n"
@@ -29,12 +24,12 @@ def _src(message: str, past: str = "history") -> str:
 
 def test_a_second_system_message_of_per_request_notes_is_found() -> None:
     src = _src('{"role": "system", "content": f"Notes: {notes}"}')
-    assert _lines(src, "PL304") == [4]
+    assert lines_of(src, "PL304") == [4]
 
 
 def test_a_user_message_of_per_request_context_ahead_of_the_history_is_found() -> None:
     src = _src('{"role": "user", "content": "Context: " + notes}')
-    assert _lines(src, "PL304") == [4]
+    assert lines_of(src, "PL304") == [4]
 
 
 def test_the_same_list_written_in_the_call_is_found() -> None:
@@ -48,23 +43,23 @@ def test_the_same_list_written_in_the_call_is_found() -> None:
         "        *history,\n"
         '        {"role": "user", "content": user_message}])\n'
     )
-    assert _lines(src, "PL304") == [2]
+    assert lines_of(src, "PL304") == [2]
 
 
 def test_fixed_examples_ahead_of_the_history_are_silent() -> None:
     src = _src('{"role": "assistant", "content": EXAMPLE_ANSWER}')
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_a_setting_of_the_conversation_ahead_of_the_history_is_silent() -> None:
     """`persona` is handed in, not what this request brings."""
     src = _src('{"role": "system", "content": f"Persona: {persona}"}')
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_the_historys_own_first_message_put_ahead_is_silent() -> None:
     src = _src("history[0]", past="history[1:]")
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_notes_after_the_history_are_silent() -> None:
@@ -77,7 +72,7 @@ def test_notes_after_the_history_are_silent() -> None:
         '            {"role": "user", "content": user_message}]\n'
         '    return client.chat.completions.create(model="m", messages=msgs)\n'
     )
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_a_one_off_request_with_notes_is_silent() -> None:
@@ -90,7 +85,7 @@ def test_a_one_off_request_with_notes_is_silent() -> None:
         '            {"role": "user", "content": user_message}]\n'
         '    return client.chat.completions.create(model="m", messages=msgs)\n'
     )
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 _SUM = (
@@ -104,19 +99,19 @@ _SUM = (
 
 
 def test_notes_ahead_of_the_history_in_a_sum_of_lists_are_found() -> None:
-    assert _lines(_SUM.replace("PART", "history[-10:]"), "PL304") == [4]
+    assert lines_of(_SUM.replace("PART", "history[-10:]"), "PL304") == [4]
 
 
 def test_a_sum_without_the_history_is_a_one_off_request() -> None:
     """`+ EXAMPLES`: a module's fixed list, not a conversation sent before."""
-    assert _lines(_SUM.replace("PART", "EXAMPLES"), "PL304") == []
+    assert lines_of(_SUM.replace("PART", "EXAMPLES"), "PL304") == []
 
 
 def test_a_spread_of_another_list_first_is_not_read_as_the_history() -> None:
     """`[system, notes, *examples, *history, user]`: read up to the first spread only, and
     that spread is not the history."""
     src = _src('{"role": "system", "content": f"Notes: {notes}"}', past="EXAMPLES, *history")
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 _APPENDED = (
@@ -131,16 +126,16 @@ _APPENDED = (
 
 
 def test_a_context_message_appended_before_the_history_is_found() -> None:
-    assert _lines(_APPENDED.replace("ADDED", "history"), "PL304") == [4]
+    assert lines_of(_APPENDED.replace("ADDED", "history"), "PL304") == [4]
 
 
 def test_a_message_appended_before_other_messages_is_not_ahead_of_a_history() -> None:
     """`msgs.extend(EXAMPLES)`: fixed examples, no history, follow the context message."""
-    assert _lines(_APPENDED.replace("ADDED", "EXAMPLES"), "PL304") == []
+    assert lines_of(_APPENDED.replace("ADDED", "EXAMPLES"), "PL304") == []
 
 
 def test_a_context_message_appended_after_the_history_is_silent() -> None:
     src = _APPENDED.replace("ADDED", "history")
     lines = src.splitlines(keepends=True)
     lines[3], lines[4] = lines[4], lines[3]
-    assert _lines("".join(lines), "PL304") == []
+    assert lines_of("".join(lines), "PL304") == []

@@ -6,12 +6,7 @@ rule reads."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == "PL304"]
-
+from tests.helpers.lintfind import lines_of
 
 _SRC = (
     "import anthropic\n"
@@ -31,12 +26,12 @@ def _src(param: str = "query", sent: str = "history") -> str:
 
 
 def test_a_prompt_picked_by_the_request_is_reported() -> None:
-    assert _lines(_src()) == [9]
+    assert lines_of(_src(), "PL304") == [9]
 
 
 def test_a_prompt_picked_by_a_setting_is_not_reported() -> None:
-    assert _lines(_src(param="team")) == []
+    assert lines_of(_src(param="team"), "PL304") == []
 
 
 def test_a_one_shot_request_is_not_reported() -> None:
-    assert _lines(_src(sent='[{"role": "user", "content": query}]')) == []
+    assert lines_of(_src(sent='[{"role": "user", "content": query}]'), "PL304") == []

@@ -5,12 +5,7 @@ a twin that differs in the one thing the rule reads."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(src, "bot.py") if f.code == code]
-
+from tests.helpers.lintfind import lines_of
 
 _BOT = (
     "from collections import defaultdict, deque\n"
@@ -31,31 +26,31 @@ def _src(target: str = "history", queue: str = "deque(maxlen=20)", sent: str = "
 
 
 def test_a_bounded_queue_of_the_sent_history_is_a_window() -> None:
-    assert _lines(_src(), "PL303") == [5]
+    assert lines_of(_src(), "PL303", "bot.py") == [5]
 
 
 def test_a_bounded_queue_given_as_the_messages_is_a_window() -> None:
-    assert _lines(_src(sent="list(self.history)"), "PL303") == [5]
+    assert lines_of(_src(sent="list(self.history)"), "PL303", "bot.py") == [5]
 
 
 def test_bounded_queues_made_per_chat_by_a_factory_are_windows() -> None:
     src = _src(target="histories", queue="defaultdict(lambda: deque(maxlen=20))")
     src = src.replace("*self.history]", "*self.histories[user_message]]")
-    assert _lines(src, "PL303") == [5]
+    assert lines_of(src, "PL303", "bot.py") == [5]
 
 
 def test_an_unbounded_queue_is_no_window() -> None:
-    assert _lines(_src(queue="deque()"), "PL303") == []
-    assert _lines(_src(queue="deque(maxlen=None)"), "PL303") == []
+    assert lines_of(_src(queue="deque()"), "PL303", "bot.py") == []
+    assert lines_of(_src(queue="deque(maxlen=None)"), "PL303", "bot.py") == []
 
 
 def test_a_bounded_queue_of_something_else_is_no_window() -> None:
     """`self.latencies = deque(maxlen=20)`: not a conversation."""
     src = _src(target="latencies")
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303", "bot.py") == []
 
 
 def test_a_bounded_history_the_module_never_sends_is_no_window() -> None:
     """Kept for display: the request is given only the newest message."""
     src = _src(sent='[{"role": "user", "content": user_message}]')
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303", "bot.py") == []

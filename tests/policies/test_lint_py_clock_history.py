@@ -4,12 +4,7 @@ Each positive has twins that differ in the one thing the rule reads."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == "PL101"]
-
+from tests.helpers.lintfind import lines_of
 
 _SRC = (
     "import time\n"
@@ -31,22 +26,20 @@ def _src(over: str = "history", ago: str = 'int((now - m["ts"]) / 60)', shown: s
 
 
 def test_minutes_ago_in_every_earlier_message_is_reported() -> None:
-    assert _lines(_src()) == [9]
+    assert lines_of(_src(), "PL101") == [9]
 
 
 def test_over_the_last_messages_is_the_same() -> None:
     src = _src().replace("for m in history:", "for m in history[-20:]:")
-    assert _lines(src) == [9]
+    assert lines_of(src, "PL101") == [9]
 
 
 def test_the_message_s_own_stored_time_is_not_reported() -> None:
-    assert _lines(_src(shown='m["at"]')) == []
+    assert lines_of(_src(shown='m["at"]'), "PL101") == []
 
 
 def test_a_loop_over_another_list_is_not_reported() -> None:
-    assert (
-        _lines(_src(over="documents").replace("def reply(documents", "def reply(documents")) == []
-    )
+    assert lines_of(_src(over="documents"), "PL101") == []
 
 
 def test_in_a_comprehension_is_reported() -> None:
@@ -61,7 +54,7 @@ def test_in_a_comprehension_is_reported() -> None:
         "            for m in history]\n"
         '    return openai.chat.completions.create(model="m", messages=msgs)\n'
     )
-    assert _lines(src) == [7]
+    assert lines_of(src, "PL101") == [7]
 
 
 def test_a_comprehension_with_the_stored_time_is_not_reported() -> None:
@@ -73,7 +66,7 @@ def test_a_comprehension_with_the_stored_time_is_not_reported() -> None:
         "            for m in history]\n"
         '    return openai.chat.completions.create(model="m", messages=msgs)\n'
     )
-    assert _lines(src) == []
+    assert lines_of(src, "PL101") == []
 
 
 _HELPER = (
@@ -93,8 +86,8 @@ _HELPER = (
 
 
 def test_a_module_helper_that_reads_the_clock_for_each_message_is_reported() -> None:
-    assert _lines(_HELPER.replace("SHOW", 'minutes_ago(m["ts"])')) == [11]
+    assert lines_of(_HELPER.replace("SHOW", 'minutes_ago(m["ts"])'), "PL101") == [11]
 
 
 def test_a_module_helper_that_reads_no_clock_is_not_reported() -> None:
-    assert _lines(_HELPER.replace("SHOW", 'stamp(m["ts"])')) == []
+    assert lines_of(_HELPER.replace("SHOW", 'stamp(m["ts"])'), "PL101") == []

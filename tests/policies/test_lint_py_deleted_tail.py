@@ -3,12 +3,7 @@ spelt as a deletion. Each positive has twins that differ in the one thing the ru
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(src, "bot.py") if f.code == code]
-
+from tests.helpers.lintfind import lines_of
 
 _BOT = (
     "class Bot:\n"
@@ -20,21 +15,21 @@ _BOT = (
 
 
 def test_the_history_deleted_but_its_last_messages_is_a_window() -> None:
-    assert _lines(_BOT.replace("CUT", "del self.history[:-10]"), "PL303") == [4]
+    assert lines_of(_BOT.replace("CUT", "del self.history[:-10]"), "PL303", "bot.py") == [4]
 
 
 def test_the_history_deleted_but_its_head_and_last_messages_is_a_window() -> None:
-    assert _lines(_BOT.replace("CUT", "del self.history[1:-10]"), "PL303") == [4]
+    assert lines_of(_BOT.replace("CUT", "del self.history[1:-10]"), "PL303", "bot.py") == [4]
 
 
 def test_another_list_deleted_to_its_tail_is_no_window() -> None:
-    assert _lines(_BOT.replace("CUT", "del self.latencies[:-10]"), "PL303") == []
+    assert lines_of(_BOT.replace("CUT", "del self.latencies[:-10]"), "PL303", "bot.py") == []
 
 
 def test_the_newest_message_taken_back_is_no_window() -> None:
-    assert _lines(_BOT.replace("CUT", "del self.history[-1:]"), "PL303") == []
+    assert lines_of(_BOT.replace("CUT", "del self.history[-1:]"), "PL303", "bot.py") == []
 
 
 def test_a_deletion_under_a_size_test_is_reported_once_at_the_test() -> None:
     src = _BOT.replace("CUT", "if len(self.history) > 40:\n            del self.history[:-10]")
-    assert _lines(src, "PL303") == [4]
+    assert lines_of(src, "PL303", "bot.py") == [4]

@@ -6,12 +6,7 @@ reads."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == "PL304"]
-
+from tests.helpers.lintfind import lines_of
 
 _SRC = (
     "import anthropic\n"
@@ -34,20 +29,20 @@ def _src(kept: str = "self.messages", made: str = "self.messages") -> str:
 
 
 def test_made_from_the_kept_history_is_reported() -> None:
-    assert _lines(_src()) == [11]
+    assert lines_of(_src(), "PL304") == [11]
 
 
 def test_made_from_one_kept_conversation_of_a_store_is_reported() -> None:
     kept = "self.histories[chat_id]"
-    assert _lines(_src(kept=kept, made=kept)) == [11]
+    assert lines_of(_src(kept=kept, made=kept), "PL304") == [11]
 
 
 def test_made_from_a_setting_of_the_object_is_not_reported() -> None:
-    assert _lines(_src(made="self.persona")) == []
+    assert lines_of(_src(made="self.persona"), "PL304") == []
 
 
 def test_made_from_another_list_of_the_object_is_not_reported() -> None:
-    assert _lines(_src(made="self.documents")) == []
+    assert lines_of(_src(made="self.documents"), "PL304") == []
 
 
 def test_the_history_first_message_passed_on_is_not_reported() -> None:
@@ -55,4 +50,4 @@ def test_the_history_first_message_passed_on_is_not_reported() -> None:
         "        facts = extract(self.messages)\n",
         '        facts = self.messages[0]["content"]\n',
     )
-    assert _lines(src) == []
+    assert lines_of(src, "PL304") == []

@@ -5,12 +5,7 @@ one use that hands the list on."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(src, "client.py") if f.code == code]
-
+from tests.helpers.lintfind import lines_of
 
 _GLOBAL = (
     "conversation_history = []\n"
@@ -33,25 +28,25 @@ _GLOBAL = (
 
 def test_a_display_history_never_handed_on_is_no_window() -> None:
     """Appended, measured, popped, tested and indexed only: no request carries it."""
-    assert _lines(_GLOBAL.replace("USE", "return reply"), "PL303") == []
+    assert lines_of(_GLOBAL.replace("USE", "return reply"), "PL303", "client.py") == []
 
 
 def test_the_same_history_sent_with_a_request_is_a_window() -> None:
     """The same list passed as a request's messages: the cut moves its first message."""
     src = _GLOBAL.replace("USE", "return await client.chat(messages=conversation_history)")
-    assert _lines(src, "PL303") == [7]
+    assert lines_of(src, "PL303", "client.py") == [7]
 
 
 def test_the_same_history_iterated_into_another_list_is_a_window() -> None:
     """Iterated (its messages copied out), the list may reach a request: kept as a window."""
     src = _GLOBAL.replace("USE", "payload = [m for m in conversation_history]")
-    assert _lines(src, "PL303") == [7]
+    assert lines_of(src, "PL303", "client.py") == [7]
 
 
 def test_the_same_history_sliced_is_a_window() -> None:
     """A slice of it is a list of its messages handed on."""
     src = _GLOBAL.replace("USE", "recent = conversation_history[1:]")
-    assert _lines(src, "PL303") == [7]
+    assert lines_of(src, "PL303", "client.py") == [7]
 
 
 _PARAM = (
@@ -64,7 +59,7 @@ _PARAM = (
 
 def test_a_parameter_cut_in_place_is_a_window() -> None:
     """A parameter's list is its caller's, who sends it: the cut is kept."""
-    assert _lines(_PARAM, "PL303") == [3]
+    assert lines_of(_PARAM, "PL303", "client.py") == [3]
 
 
 def test_a_kept_attribute_cut_in_place_is_a_window() -> None:
@@ -76,7 +71,7 @@ def test_a_kept_attribute_cut_in_place_is_a_window() -> None:
         "        while len(self.history) > self.max_messages:\n"
         "            self.history.pop(0)\n"
     )
-    assert _lines(src, "PL303") == [4]
+    assert lines_of(src, "PL303", "client.py") == [4]
 
 
 _LOCAL = (
@@ -92,10 +87,10 @@ _LOCAL = (
 
 def test_a_local_list_sent_by_its_loop_is_a_window() -> None:
     src = _LOCAL.replace("USE", 'client.create(model="m", messages=messages)')
-    assert _lines(src, "PL303") == [5, 6]
+    assert lines_of(src, "PL303", "client.py") == [5, 6]
 
 
 def test_a_local_list_only_counted_is_no_window() -> None:
     """The same loop keeping its last twenty inputs to show a count: nothing sends them."""
     src = _LOCAL.replace("USE", "print(len(messages))")
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303", "client.py") == []

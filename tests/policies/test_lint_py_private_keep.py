@@ -6,12 +6,7 @@ positive has twins that differ in the one thing the rule reads."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == "PL303"]
-
+from tests.helpers.lintfind import lines_of
 
 _SRC = (
     "class Compactor:\n"
@@ -34,7 +29,7 @@ def _src(use: str) -> str:
 
 def test_handed_back_beside_a_summary_is_no_window() -> None:
     src = _src("kept = self._select_recent(conversation.messages)\n        return summary, kept")
-    assert _lines(src) == []
+    assert lines_of(src, "PL303") == []
 
 
 def test_only_measured_is_no_window() -> None:
@@ -43,17 +38,17 @@ def test_only_measured_is_no_window() -> None:
         "        log.info('kept', n=len(kept))\n"
         "        return summary"
     )
-    assert _lines(src) == []
+    assert lines_of(src, "PL303") == []
 
 
 def test_returned_as_it_is_is_a_window() -> None:
-    assert _lines(_src("return self._select_recent(conversation.messages)")) == [7]
+    assert lines_of(_src("return self._select_recent(conversation.messages)"), "PL303") == [7]
 
 
 def test_bound_then_returned_as_the_list_is_a_window() -> None:
     """(Line 12, the summary put ahead of the kept messages, is a finding of its own.)"""
     src = _src("kept = self._select_recent(conversation.messages)\n        return [summary] + kept")
-    assert 7 in _lines(src)
+    assert 7 in lines_of(src, "PL303")
 
 
 def test_sent_as_messages_is_a_window() -> None:
@@ -61,16 +56,18 @@ def test_sent_as_messages_is_a_window() -> None:
         "kept = self._select_recent(conversation.messages)\n"
         '        return self.client.create(model="m", messages=kept)'
     )
-    assert _lines(src) == [7]
+    assert lines_of(src, "PL303") == [7]
 
 
 def test_handed_to_a_call_is_a_window() -> None:
     src = _src("kept = self._select_recent(conversation.messages)\n        self.llm.invoke(kept)")
-    assert _lines(src) == [7]
+    assert lines_of(src, "PL303") == [7]
 
 
 def test_stored_on_the_object_is_a_window() -> None:
-    assert _lines(_src("self.messages = self._select_recent(conversation.messages)")) == [7]
+    assert lines_of(
+        _src("self.messages = self._select_recent(conversation.messages)"), "PL303"
+    ) == [7]
 
 
 def test_a_public_helper_is_judged_as_before() -> None:
@@ -78,11 +75,11 @@ def test_a_public_helper_is_judged_as_before() -> None:
     src = _src(
         "kept = self.select_recent(conversation.messages)\n        return summary, kept"
     ).replace("def _select_recent", "def select_recent")
-    assert _lines(src) == [7]
+    assert lines_of(src, "PL303") == [7]
 
 
 def test_a_private_helper_no_one_here_calls_is_judged_as_before() -> None:
-    assert _lines(_src("return summary")) == [7]
+    assert lines_of(_src("return summary"), "PL303") == [7]
 
 
 def test_a_private_helper_that_keeps_the_window_on_the_object_is_a_window() -> None:
@@ -100,7 +97,7 @@ def test_a_private_helper_that_keeps_the_window_on_the_object_is_a_window() -> N
         "        other_msgs = other_msgs[-self.max_len:]\n"
         "        self.messages = system + other_msgs\n"
     )
-    assert _lines(src) == [9]
+    assert lines_of(src, "PL303") == [9]
 
 
 def test_put_in_a_record_under_the_history_key_is_a_window() -> None:
@@ -108,7 +105,7 @@ def test_put_in_a_record_under_the_history_key_is_a_window() -> None:
         "kept = self._select_recent(conversation.messages)\n"
         '        return {"conversation_history": kept, "summary": summary}'
     )
-    assert _lines(src) == [7]
+    assert lines_of(src, "PL303") == [7]
 
 
 def test_put_in_a_record_under_another_key_is_no_window() -> None:
@@ -116,4 +113,4 @@ def test_put_in_a_record_under_another_key_is_no_window() -> None:
         "kept = self._select_recent(conversation.messages)\n"
         '        return {"kept_for_display": kept, "summary": summary}'
     )
-    assert _lines(src) == []
+    assert lines_of(src, "PL303") == []

@@ -5,12 +5,7 @@ in the one thing the rule reads."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == "PL303"]
-
+from tests.helpers.lintfind import lines_of
 
 _SRC = (
     "def _drop_images(messages, keep):\n"
@@ -33,30 +28,30 @@ def _src(call: str = "_drop_images(messages, keep)", sent: str = "messages") -> 
 
 
 def test_a_rewriter_called_in_the_request_loop_is_reported_at_the_call() -> None:
-    assert _lines(_src()) == [6, 10]
+    assert lines_of(_src(), "PL303") == [6, 10]
 
 
 def test_given_by_keyword_is_the_same() -> None:
-    assert _lines(_src(call="_drop_images(keep=keep, messages=messages)")) == [6, 10]
+    assert lines_of(_src(call="_drop_images(keep=keep, messages=messages)"), "PL303") == [6, 10]
 
 
 def test_called_on_another_list_is_reported_where_it_rewrites_only() -> None:
-    assert _lines(_src(call="_drop_images(list(archive), keep)")) == [6]
+    assert lines_of(_src(call="_drop_images(list(archive), keep)"), "PL303") == [6]
 
 
 def test_a_loop_that_sends_no_messages_is_reported_where_it_rewrites_only() -> None:
-    assert _lines(_src(sent="input")) == [6]
+    assert lines_of(_src(sent="input"), "PL303") == [6]
 
 
 def test_called_once_before_the_loop_is_reported_where_it_rewrites_only() -> None:
     src = _src(call="pass").replace(
         "    while True:", "    _drop_images(messages, keep)\n    while True:"
     )
-    assert _lines(src) == [6]
+    assert lines_of(src, "PL303") == [6]
 
 
 def test_a_helper_that_rewrites_every_message_alike_is_not_reported() -> None:
     src = _src().replace(
         "        if to_remove > 0:\n            to_remove -= 1\n", "        if True:\n"
     )
-    assert _lines(src) == []
+    assert lines_of(src, "PL303") == []

@@ -4,12 +4,7 @@ sent. Found at the call; each positive has twins that differ in the one thing th
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
-
+from tests.helpers.lintfind import lines_of
 
 _SRC = (
     "def last(items, n):\n"
@@ -28,16 +23,16 @@ def _src(cut: str = "items[-n:]", given: str = "history", send: str = _SEND) -> 
 
 
 def test_a_tail_helper_handed_the_sent_history_is_a_window() -> None:
-    assert _lines(_src(), "PL303") == [5]
+    assert lines_of(_src(), "PL303") == [5]
 
 
 def test_a_head_helper_is_no_window() -> None:
     """`items[:n]`: the first messages stay the same as the chat grows."""
-    assert _lines(_src(cut="items[:n]"), "PL303") == []
+    assert lines_of(_src(cut="items[:n]"), "PL303") == []
 
 
 def test_a_tail_helper_handed_another_list_is_no_window() -> None:
-    assert _lines(_src(given="docs"), "PL303") == []
+    assert lines_of(_src(given="docs"), "PL303") == []
 
 
 def test_a_tail_of_the_history_that_is_not_sent_is_no_window() -> None:
@@ -50,11 +45,11 @@ def test_a_tail_of_the_history_that_is_not_sent_is_no_window() -> None:
         "    recent = last(history, 10)\n"
         "    print(recent)\n"
     )
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303") == []
 
 
 def test_a_helper_named_for_the_history_is_reported_once_where_it_cuts() -> None:
     """`def last(history, n): return history[-n:]` is read where it cuts (line 2), not again
     at the call."""
     src = _src(cut="history[-n:]").replace("def last(items, n)", "def last(history, n)")
-    assert _lines(src, "PL303") == [2]
+    assert lines_of(src, "PL303") == [2]

@@ -5,12 +5,7 @@ from its first byte. Each positive has twins that differ in the one thing the ru
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == "PL302"]
-
+from tests.helpers.lintfind import lines_of
 
 _SRC = (
     "import anthropic\n"
@@ -29,36 +24,36 @@ def _src(pick: str, sent: str = "history") -> str:
 
 
 def test_picked_by_a_call_given_the_newest_message_is_reported() -> None:
-    assert _lines(_src("tools = select_tools(user_message)")) == [7]
+    assert lines_of(_src("tools = select_tools(user_message)"), "PL302") == [7]
 
 
 def test_picked_by_a_call_given_a_setting_is_not_reported() -> None:
-    assert _lines(_src("tools = select_tools(enabled)")) == []
+    assert lines_of(_src("tools = select_tools(enabled)"), "PL302") == []
 
 
 def test_a_fixed_list_is_not_reported() -> None:
-    assert _lines(_src("tools = list(ALL_TOOLS)")) == []
+    assert lines_of(_src("tools = list(ALL_TOOLS)"), "PL302") == []
 
 
 def test_filtered_by_what_the_history_says_is_reported() -> None:
     pick = 'tools = [t for t in ALL_TOOLS if t["name"] in history[-1]["content"]]'
-    assert _lines(_src(pick)) == [7]
+    assert lines_of(_src(pick), "PL302") == [7]
 
 
 def test_grown_under_a_test_of_the_newest_message_is_reported() -> None:
     pick = 'tools = list(ALL_TOOLS)\n    if "search" in user_message:\n        tools.append(S)'
-    assert _lines(_src(pick)) == [8]
+    assert lines_of(_src(pick), "PL302") == [8]
 
 
 def test_grown_under_a_test_of_a_setting_is_not_reported() -> None:
     pick = "tools = list(ALL_TOOLS)\n    if enabled:\n        tools.append(S)"
-    assert _lines(_src(pick)) == []
+    assert lines_of(_src(pick), "PL302") == []
 
 
 def test_a_one_shot_request_is_not_reported() -> None:
     """No history follows its tools: nothing cached after them is lost."""
     sent = '[{"role": "user", "content": user_message}]'
-    assert _lines(_src("tools = select_tools(user_message)", sent=sent)) == []
+    assert lines_of(_src("tools = select_tools(user_message)", sent=sent), "PL302") == []
 
 
 def test_the_tool_list_the_request_carries_passed_on_is_not_reported() -> None:
@@ -75,5 +70,5 @@ def test_the_tool_list_the_request_carries_passed_on_is_not_reported() -> None:
         '        reply = client.messages.create(model="m", tools=tools, messages=messages)\n'
         '        messages.append({"role": "assistant", "content": reply.content})\n'
     )
-    assert _lines(src) == []
-    assert _lines(src.replace('msg["tools"]', 'pick(msg["prompt"])')) == [8]
+    assert lines_of(src, "PL302") == []
+    assert lines_of(src.replace('msg["tools"]', 'pick(msg["prompt"])'), "PL302") == [8]

@@ -5,12 +5,7 @@ Each positive has a twin that differs in the one step the rule follows."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
-
+from tests.helpers.lintfind import lines_of
 
 _JOINED = (
     "def reply(client, state, user_message):\n"
@@ -25,26 +20,26 @@ _SEND = 'return client.chat.completions.create(model="m", messages=msgs)'
 
 def test_a_window_of_the_history_read_under_another_name_is_found() -> None:
     src = _JOINED.replace("SOURCE", 'state["messages"]').replace("SEND", _SEND)
-    assert _lines(src, "PL303") == [3]
+    assert lines_of(src, "PL303") == [3]
 
 
 def test_a_window_joined_into_the_sent_list_through_two_locals_is_found() -> None:
     src = _JOINED.replace("SOURCE", 'state["messages"]').replace(
         "SEND", "final = msgs + []\n    " + _SEND.replace("messages=msgs", "messages=final")
     )
-    assert _lines(src, "PL303") == [3]
+    assert lines_of(src, "PL303") == [3]
 
 
 def test_the_last_items_of_another_list_are_no_window() -> None:
     """`items = state["documents"]`: the newest documents, not the conversation."""
     src = _JOINED.replace("SOURCE", 'state["documents"]').replace("SEND", _SEND)
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303") == []
 
 
 def test_a_window_joined_into_a_list_that_is_only_logged_is_no_window() -> None:
     """The same list printed, never given to a request."""
     src = _JOINED.replace("SOURCE", 'state["messages"]').replace("SEND", "print(msgs)")
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303") == []
 
 
 def test_a_window_read_into_text_for_a_summary_is_not_followed_as_a_list() -> None:
@@ -57,10 +52,10 @@ def test_a_window_read_into_text_for_a_summary_is_not_followed_as_a_list() -> No
         '    msgs = [{"role": "user", "content": "Sum up: " + digest}]\n'
         '    return client.chat.completions.create(model="m", messages=msgs)\n'
     )
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303") == []
 
 
 def test_a_window_of_a_history_parameter_joined_into_the_sent_list_is_found() -> None:
     src = _JOINED.replace("items = SOURCE", "items = history").replace("SEND", _SEND)
     src = src.replace("(client, state, user_message)", "(client, history, user_message)")
-    assert _lines(src, "PL303") == [3]
+    assert lines_of(src, "PL303") == [3]

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 from prefixlock.policies.engine import lint_source
 from prefixlock.policies.pycheck.analyzer import _syntax_message
+from tests.helpers.lintfind import lines_of
 
 
 def _codes(src: str) -> list[str]:
     return [f.code for f in lint_source(src, "agent.py")]
-
-
-def _lines(src: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
 
 
 _SQL = (
@@ -37,7 +34,7 @@ _SQL = (
 def test_sql_reading_the_newest_messages_to_a_cap_is_a_window() -> None:
     """`ORDER BY id DESC LIMIT ?` on the messages table: the last 12 messages are sent; the
     finding stands on the LIMIT line."""
-    assert _lines(_SQL.replace("ORDER_DIR", "DESC"), "PL303") == [7]
+    assert lines_of(_SQL.replace("ORDER_DIR", "DESC"), "PL303") == [7]
 
 
 def test_sql_reading_the_messages_oldest_first_is_no_window() -> None:
@@ -131,7 +128,9 @@ _PARTIAL = (
 def test_a_chat_template_slot_bound_to_a_clock_callable() -> None:
     """`partial(time=lambda: datetime.now().isoformat())`: called at every format, ahead of the
     messages placeholder."""
-    assert _lines(_PARTIAL.replace("BOUND", "lambda: datetime.now().isoformat()"), "PL101") == [10]
+    assert lines_of(_PARTIAL.replace("BOUND", "lambda: datetime.now().isoformat()"), "PL101") == [
+        10
+    ]
 
 
 def test_a_chat_template_slot_bound_to_a_clock_function() -> None:

@@ -5,12 +5,7 @@ synthetic positive with a negative twin that differs in the one thing the rule r
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _lines(src: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
-
+from tests.helpers.lintfind import lines_of
 
 _FALLBACK = (
     "def answer(client, question, history=None):\n"
@@ -24,19 +19,19 @@ _FALLBACK = (
 
 def test_window_of_a_history_with_an_empty_fallback_is_a_window() -> None:
     """`(history or [])[-6:]` is the history's last six messages, as `history[-6:]` is."""
-    assert _lines(_FALLBACK.replace("CUT", "[-6:]"), "PL303") == [3]
+    assert lines_of(_FALLBACK.replace("CUT", "[-6:]"), "PL303") == [3]
 
 
 def test_whole_history_with_an_empty_fallback_is_no_window() -> None:
     """`(history or [])` sent whole: the same prefix grows, nothing is cut."""
-    assert _lines(_FALLBACK.replace("CUT", ""), "PL303") == []
+    assert lines_of(_FALLBACK.replace("CUT", ""), "PL303") == []
 
 
 def test_empty_fallback_of_a_non_history_is_no_window() -> None:
     """`(examples or [])[-6:]` cuts a list that is not the conversation."""
     src = _FALLBACK.replace("(history or [])CUT", "(examples or [])[-6:]")
     src = src.replace("history=None", "examples=None")
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303") == []
 
 
 _STORE = (
@@ -57,19 +52,19 @@ _STORE = (
 def test_loader_capped_by_the_instances_setting_is_a_window() -> None:
     """`get_history(sid, self.memory_size)` with `memory_size` defaulting to 10 in `__init__`:
     the last ten messages, a window as `get_history(sid, 10)` is."""
-    assert _lines(_STORE.replace("SIZE", "10"), "PL303") == [8]
+    assert lines_of(_STORE.replace("SIZE", "10"), "PL303") == [8]
 
 
 def test_loader_capped_at_one_message_by_the_instance_is_no_window() -> None:
     """The same loader whose setting defaults to 1 reads only the latest message."""
-    assert _lines(_STORE.replace("SIZE", "1"), "PL303") == []
+    assert lines_of(_STORE.replace("SIZE", "1"), "PL303") == []
 
 
 def test_loader_given_an_unknown_instance_value_is_no_window() -> None:
     """`self.memory_size` bound to something other than an integer default (a parameter with
     no default): not known to cap anything."""
     src = _STORE.replace("memory_size: int = SIZE", "memory_size")
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303") == []
 
 
 _SUMMARY_MSG = (
@@ -90,20 +85,20 @@ def test_message_built_from_a_summary_ahead_of_the_history_is_found() -> None:
     """A user message whose text was built from the summary (through a local), then the recent
     history: the summary sits ahead of the replayed messages; found where they follow."""
     src = _SUMMARY_MSG.replace("ORDER", f"{_INFO}\n    {_RECENT}")
-    assert _lines(src, "PL303") == [8]
+    assert lines_of(src, "PL303") == [8]
 
 
 def test_message_built_from_a_summary_after_the_history_is_no_finding() -> None:
     """The same message appended after the history: the replayed prefix stays."""
     src = _SUMMARY_MSG.replace("ORDER", f"{_RECENT}\n    {_INFO}")
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303") == []
 
 
 def test_message_built_without_a_summary_ahead_of_the_history_is_no_summary() -> None:
     """The message's text is built from something else (a fixed note): no summary rule."""
     src = _SUMMARY_MSG.replace("{summary}", "fixed").replace("ORDER", f"{_INFO}\n    {_RECENT}")
     src = src.replace('    info += "\\n".join(store.search(query))\n', "")
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303") == []
 
 
 _FIRST = (
@@ -125,20 +120,20 @@ def test_clock_written_into_the_historys_first_message_is_volatile() -> None:
     """`self.messages[0]["content"] = "now: " + str(datetime.now()) + ...`: the clock is
     written at the head of every later request; found where it is read."""
     src = _FIRST.replace("VALUE", '"Now: " + str(datetime.now()) + "\\n"')
-    assert _lines(src, "PL101") == [6]
+    assert lines_of(src, "PL101") == [6]
 
 
 def test_fixed_text_written_into_the_historys_first_message_is_not_volatile() -> None:
     """The same rewrite with fixed text ahead of the constant: nothing volatile reaches it."""
     src = _FIRST.replace("VALUE", '"Hello\\n"')
-    assert _lines(src, "PL101") == []
+    assert lines_of(src, "PL101") == []
 
 
 def test_clock_written_into_another_messages_content_is_not_the_system_message() -> None:
     """`self.messages[-1]["content"] = ...`: the newest message, after the cached prefix."""
     src = _FIRST.replace("VALUE", '"Now: " + str(datetime.now()) + "\\n"')
     src = src.replace("messages[0]", "messages[-1]")
-    assert _lines(src, "PL101") == []
+    assert lines_of(src, "PL101") == []
 
 
 _REWRITE = (
@@ -153,12 +148,12 @@ _REWRITE = (
 def test_constant_written_again_into_the_system_message_is_no_rewrite() -> None:
     """`messages[0]["content"] = Config.SYSTEM_MESSAGE`: the same bytes each time; the prefix
     stays."""
-    assert _lines(_REWRITE.replace("VALUE", "Config.SYSTEM_MESSAGE"), "PL302") == []
+    assert lines_of(_REWRITE.replace("VALUE", "Config.SYSTEM_MESSAGE"), "PL302") == []
 
 
 def test_computed_text_written_into_the_system_message_is_a_rewrite() -> None:
     """The same rewrite with a value computed at run time (`self.system_text()`) is one."""
-    assert _lines(_REWRITE.replace("VALUE", "self.system_text()"), "PL302") == [4]
+    assert lines_of(_REWRITE.replace("VALUE", "self.system_text()"), "PL302") == [4]
 
 
 _LECTURE = (
@@ -174,12 +169,12 @@ _LECTURE = (
 
 def test_summary_of_a_document_record_is_not_the_conversations() -> None:
     """`lecture.summary` is the fixed summary of a document the session is about."""
-    assert _lines(_LECTURE.replace("OWNER", "lecture"), "PL303") == []
+    assert lines_of(_LECTURE.replace("OWNER", "lecture"), "PL303") == []
 
 
 def test_summary_held_by_the_conversation_is_found() -> None:
     """`conversation.summary` in the same place is the running summary of the chat."""
-    assert _lines(_LECTURE.replace("OWNER", "conversation"), "PL303") == [4]
+    assert lines_of(_LECTURE.replace("OWNER", "conversation"), "PL303") == [4]
 
 
 _HA = (
@@ -193,13 +188,13 @@ def test_state_of_a_once_a_day_entity_is_not_per_message() -> None:
     """`is_state('binary_sensor.workday_sensor', 'on')` changes once a day at most: the same
     text all day, as a date is."""
     src = _HA.replace("ENTITY", "binary_sensor.workday_sensor")
-    assert _lines(src, "PL106") == []
+    assert lines_of(src, "PL106") == []
 
 
 def test_state_of_a_live_entity_is_per_message() -> None:
     """`is_state('binary_sensor.front_door', 'on')` changes at any moment."""
     src = _HA.replace("ENTITY", "binary_sensor.front_door")
-    assert _lines(src, "PL106") == [2]
+    assert lines_of(src, "PL106") == [2]
 
 
 _DROPPED = (
@@ -214,21 +209,21 @@ def test_conversation_sent_by_a_call_named_for_dropping_the_tools_is_found() -> 
     conversation (one of a plural store, by its key) sent without the tool list."""
     src = _DROPPED.replace("CALLEE", "call_api_without_tools")
     src = src.replace("SENT", "self.message_histories[channel_id]")
-    assert _lines(src, "PL302") == [3]
+    assert lines_of(src, "PL302") == [3]
 
 
 def test_conversation_sent_by_the_tool_bearing_call_is_no_drop() -> None:
     """The same conversation sent by `call_api_with_tools`: the list is kept."""
     src = _DROPPED.replace("CALLEE", "call_api_with_tools")
     src = src.replace("SENT", "self.message_histories[channel_id]")
-    assert _lines(src, "PL302") == []
+    assert lines_of(src, "PL302") == []
 
 
 def test_one_off_text_sent_without_tools_is_no_drop() -> None:
     """`summarize_without_tools(messages=[...one message...])`: no conversation is sent."""
     src = _DROPPED.replace("CALLEE", "summarize_without_tools")
     src = src.replace("SENT", '[{"role": "user", "content": "Sum up."}]')
-    assert _lines(src, "PL302") == []
+    assert lines_of(src, "PL302") == []
 
 
 def test_window_of_one_conversation_in_a_plural_store_is_a_window() -> None:
@@ -238,7 +233,7 @@ def test_window_of_one_conversation_in_a_plural_store_is_a_window() -> None:
         "    sent = self.message_histories[channel_id][-10:]\n"
         '    return client.chat.completions.create(model="m", messages=sent)\n'
     )
-    assert _lines(src, "PL303") == [2]
+    assert lines_of(src, "PL303") == [2]
 
 
 _PICKED = (
@@ -255,7 +250,7 @@ def test_prompts_a_selector_picks_for_the_query_are_per_request() -> None:
     """`self.prompt_selector.select_prompts(user_query)`: the system prompt's sections are
     picked for each query; found where they are picked."""
     src = _PICKED.replace("OWNER", "prompt_selector").replace("CALL", "select_prompts")
-    assert _lines(src, "PL304") == [4]
+    assert lines_of(src, "PL304") == [4]
 
 
 def test_prompts_any_call_picks_from_the_query_are_per_request() -> None:
@@ -263,13 +258,13 @@ def test_prompts_any_call_picks_from_the_query_are_per_request() -> None:
     is handed the request as it came in, so what it returns is picked per request (data
     flow, not the callee's name)."""
     src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL", "matching")
-    assert _lines(src, "PL304") == [4]
+    assert lines_of(src, "PL304") == [4]
 
 
 def test_prompts_listed_without_the_query_are_not_per_request() -> None:
     """`self.prompt_catalog.all_prompts()`: the request is not handed over."""
     src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL(user_query)", "all_prompts()")
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_prompts_picked_by_a_setting_are_not_per_request() -> None:
@@ -278,7 +273,7 @@ def test_prompts_picked_by_a_setting_are_not_per_request() -> None:
     src = _PICKED.replace("OWNER", "prompt_catalog").replace(
         "CALL(user_query)", "for_mode(self.mode)"
     )
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_the_query_only_logged_or_cleaned_picks_nothing() -> None:
@@ -292,7 +287,7 @@ def test_the_query_only_logged_or_cleaned_picks_nothing() -> None:
         "        extra = str(user_query) and ''\n"
         '        return "You are an assistant." + extra\n'
     )
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_a_method_of_the_class_is_followed_not_assumed() -> None:
@@ -305,14 +300,14 @@ def test_a_method_of_the_class_is_followed_not_assumed() -> None:
         "    def build_system_prompt(self, user_query):\n"
         '        return "You are an assistant.\\n" + self._sections(user_query)\n'
     )
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_a_value_not_named_for_the_request_picks_nothing() -> None:
     """`self.catalog.pick(user_id)`: the user's id is the same on every request of theirs."""
     src = _PICKED.replace("OWNER", "catalog").replace("CALL(user_query)", "pick(user_id)")
     src = src.replace("(self, user_query)", "(self, user_id)")
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_prompts_picked_from_a_local_made_from_the_query_are_per_request() -> None:
@@ -321,14 +316,14 @@ def test_prompts_picked_from_a_local_made_from_the_query_are_per_request() -> No
     src = src.replace(
         '        extra = ""\n', '        extra = ""\n        q = user_query.strip()\n'
     )
-    assert _lines(src, "PL304") == [5]
+    assert lines_of(src, "PL304") == [5]
 
 
 def test_prompts_picked_by_a_local_from_a_setting_are_not_per_request() -> None:
     """`lang = self.language`, then `matching(lang)`: the local carries no request."""
     src = _PICKED.replace("OWNER", "prompt_catalog").replace("CALL(user_query)", "matching(lang)")
     src = src.replace('        extra = ""\n', '        extra = ""\n        lang = self.language\n')
-    assert _lines(src, "PL304") == []
+    assert lines_of(src, "PL304") == []
 
 
 def test_a_pick_followed_by_a_lookup_of_each_picked_name_is_one_finding() -> None:
@@ -336,4 +331,4 @@ def test_a_pick_followed_by_a_lookup_of_each_picked_name_is_one_finding() -> Non
     lookup is made from what was picked, found once, where it is picked."""
     src = _PICKED.replace("OWNER", "selector").replace("CALL", "pick")
     src = src.replace("self.prompts[name]", "self.store.get_prompt(name)")
-    assert _lines(src, "PL304") == [4]
+    assert lines_of(src, "PL304") == [4]
