@@ -764,12 +764,48 @@ def window_sent(
     while fn is not None and fn.type not in FUNCTIONS:
         fn = fn.parent
     return fn is not None and any(
-        x.type == "spread_element"
-        and src.text(unwrap(x.named_children[0])) == name
-        and _after_system(src, x)
+        (
+            x.type == "spread_element"
+            and src.text(_kept_order_root(src, x.named_children[0])) == name
+            and _after_system(src, x)
+        )
+        or (x.type == "for_in_statement" and _pushed_after_system(src, x, name))
         for x in walk(fn)
         if x.named_children
     )
+
+
+def _kept_order_root(src: Source, node: Node) -> Node:
+    """`recent.map(toModel)` -> `recent`: the list an order-keeping chain starts from."""
+    node = unwrap(node)
+    while node.type == "call_expression" and callee_name(src, node) in _KEEP_ORDER:
+        fn = node.child_by_field_name("function")
+        obj = fn.child_by_field_name("object") if fn is not None else None
+        if obj is None:
+            break
+        node = unwrap(obj)
+    return node
+
+
+def _pushed_after_system(src: Source, loop: Node, name: str) -> bool:
+    """`for (const m of recent) messages.push({ role: m.role, content: m.content })` where
+    `messages` starts with a system message: each item of the list `name` is appended, in
+    order, after the system prompt, the same as a spread of it."""
+    right = loop.child_by_field_name("right")
+    body = loop.child_by_field_name("body")
+    if right is None or body is None or src.text(_kept_order_root(src, right)) != name:
+        return False
+    for c in walk(body):
+        if c.type != "call_expression" or callee_name(src, c) != "push":
+            continue
+        fn = c.child_by_field_name("function")
+        target = fn.child_by_field_name("object") if fn is not None else None
+        if target is None or target.type != "identifier":
+            continue
+        value = _declared(src, target)
+        if value is not None and unwrap(value).type == "array" and _after_system_head(src, value):
+            return True
+    return False
 
 
 def _returned_by(holder: Node, value: Node) -> bool:
@@ -813,7 +849,7 @@ def _after_system(src: Source, spread: Node) -> bool:
         return False
     if p.type == "array":
         first = next((c for c in p.named_children if c.type != "comment"), None)
-        return first is not None and _role(src, unwrap(first)) == "system"
+        return first is not None and _system_item(src, first)
     if p.type != "arguments" or p.parent is None or callee_name(src, p.parent) != "push":
         return False
     fn = p.parent.child_by_field_name("function")
@@ -826,7 +862,18 @@ def _after_system(src: Source, spread: Node) -> bool:
 
 def _after_system_head(src: Source, array: Node) -> bool:
     items = [c for c in unwrap(array).named_children if c.type != "comment"]
-    return bool(items) and _role(src, unwrap(items[0])) == "system"
+    return bool(items) and _system_item(src, items[0])
+
+
+def _system_item(src: Source, item: Node) -> bool:
+    """A message list's item that is a system message: an object literal with the system
+    role, or a local declared as one (`const system = { role: "system", content }` then
+    `[system, ...recent]`)."""
+    item = unwrap(item)
+    if item.type == "identifier":
+        value = _declared(src, item)
+        item = unwrap(value) if value is not None else item
+    return _role(src, item) == "system"
 
 
 def _declares(ident: Node, fn: Node) -> bool:
