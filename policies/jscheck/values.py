@@ -725,6 +725,10 @@ class Evaluator:
         if prop == "body" and obj is not None and _is_request(src, obj):
             return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})  # `req.body`
         fields = self._literal_fields(obj, prop)
+        if fields is None and (field := self._returned_field(obj, prop)) is not None:
+            # `info.title` where `info = normalizeInfo(raw, lore)` returns `{ title:
+            # raw.title, lorebook: lore }`: the field read carries that field's value only.
+            return field or self._by_meaning(node, prop)
         if fields is not None:
             # `persona.name` where `persona = { id: \`p-${Date.now()}\`, name }`: the field
             # read carries its own value, not the record's other fields.
@@ -758,6 +762,46 @@ class Evaluator:
             got = frozenset(t for t in got if t.kind not in ("date", "time"))
             return got
         return got or self._by_meaning(node, prop)
+
+    def _returned_field(self, obj: Node | None, prop: str) -> Taints | None:
+        """The taints of field `prop` of the object a function of this file returns, where
+        `obj` is a local bound once to a call of it and every return of the function is an
+        object literal giving that field; None where that is not so."""
+        if obj is None or obj.type != "identifier":
+            return None
+        _, vals, _ = self.m.lookup(obj, self.src.text(obj))
+        call = unwrap(vals[0]) if vals is not None and len(vals) == 1 else None
+        if call is None or call.type != "call_expression":
+            return None
+        callee = call.child_by_field_name("function")
+        if callee is None or callee.type != "identifier":
+            return None
+        _, _, fn = self.m.lookup(call, self.src.text(callee))
+        body = fn.child_by_field_name("body") if fn is not None else None
+        if fn is None or body is None:
+            return None
+        if body.type == "statement_block":
+            returned = [
+                unwrap(n.named_children[0])
+                for n in walk(body)
+                if n.type == "return_statement" and scope_of(n).id == fn.id and n.named_children
+            ]
+        else:
+            returned = [unwrap(body)]
+        if not returned or any(r.type != "object" for r in returned):
+            return None
+        values = [_field_of(self.src, r, prop) for r in returned]
+        if any(v is None for v in values):
+            return None
+        args = arguments(call)
+        out: set[Taint] = set()
+        for x in self._union(values):
+            if x.kind == "param":
+                if x.line < len(args):
+                    out |= self.taints(args[x.line])
+            elif not 0 <= x.param < len(args):
+                out.add(x)
+        return frozenset(out)
 
     def _bookkeeping(self, value: Node) -> list[Node | None]:
         """The identity and bookkeeping fields of the record `value` is (an object literal, or

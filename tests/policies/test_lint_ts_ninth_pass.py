@@ -64,3 +64,91 @@ def test_a_loop_that_pushes_each_item_elsewhere_is_no_finding() -> None:
     # Each kept item is pushed onto a display list, not the request's.
     shown = _PUSHED.replace("context.push({", "shownRows.push({")
     assert _codes(shown, "useChat.ts") == []
+
+
+_STORED_LOG = (
+    "export async function upsert(ctx, existing, summary, now) {\n"
+    "  const updates = { updated_at: now }\n"
+    "  const history = existing.interaction_history ?? []\n"
+    "  updates.interaction_history = [...history, { summary, date: now }].slice(-50)\n"
+    "  await ctx.db.patch(existing._id, updates)\n"
+    "}\n"
+)
+
+
+def test_a_log_cut_to_its_newest_entries_in_a_stored_record_is_no_window() -> None:
+    # The store keeps the newest fifty entries of a log; no request is sent from here.
+    assert _codes(_STORED_LOG, "callers.ts") == []
+
+
+def test_the_same_cut_sent_after_a_system_prompt_is_still_reported() -> None:
+    # The record field is not written to a store but sent: the window is the request's.
+    sent = _STORED_LOG.replace(
+        "  await ctx.db.patch(existing._id, updates)\n",
+        "  await chat([{ role: 'system', content: 'Hi' }, ...updates.interaction_history])\n",
+    )
+    assert _codes(sent, "callers.ts") == [(4, "PL303")]
+
+
+def test_a_history_cut_into_a_local_beside_a_store_write_is_still_reported() -> None:
+    # The write stores another record; the cut history is what the request sends.
+    local = (
+        "export async function reply(ctx, history, id, updates, client) {\n"
+        "  const recent = history.slice(-20)\n"
+        "  await ctx.db.patch(id, updates)\n"
+        "  return client.create({ messages: [{ role: 'system', content: 'Hi' }, ...recent] })\n"
+        "}\n"
+    )
+    assert _codes(local, "reply.ts") == [(2, "PL303")]
+
+
+_DRAFT = (
+    "export function NewPrompt({ setPromptDraft }) {\n"
+    "  const id = uuidv4()\n"
+    "  setPromptDraft({ id, name: '', mainPrompt: '' })\n"
+    "}\n"
+)
+
+
+def test_a_random_id_of_a_record_handed_to_a_prompt_named_setter_is_no_finding() -> None:
+    # The id names the new draft; it is no text of any prompt.
+    assert _codes(_DRAFT, "PromptTab.tsx") == []
+
+
+def test_a_random_value_in_a_text_field_of_the_same_record_is_still_reported() -> None:
+    noted = _DRAFT.replace("mainPrompt: ''", "mainPrompt: `seed ${uuidv4()}`")
+    assert (3, "PL103") in _codes(noted, "PromptTab.tsx")
+
+
+_NORMALISED = (
+    "function normalize(info, lore) {\n"
+    "  return { title: info.title ?? 'Untitled', mode: 'chat', lorebook: lore }\n"
+    "}\n"
+    "export default async function handler(req, res) {\n"
+    "  const { messages, info: raw } = req.body\n"
+    "  const lore = messages.map((m) => m.content).join('\\n')\n"
+    "  const info = normalize(raw, lore)\n"
+    "  const systemPrompt = `Mode: ${info.mode}\n"
+    "Lore: ${info.lorebook}`\n"
+    "  const out = await client.chat.completions.create({\n"
+    "    model: 'm',\n"
+    "    messages: [{ role: 'system', content: systemPrompt }, ...messages],\n"
+    "  })\n"
+    "  res.json(out)\n"
+    "}\n"
+)
+
+
+def test_a_field_of_a_returned_record_made_from_the_messages_is_reported_at_its_line() -> None:
+    # `info.lorebook` is the scan of this request's messages; `info.mode`, a literal, is the
+    # near miss on the line before: no finding there.
+    assert _codes(_NORMALISED, "chat.ts") == [(9, "PL304")]
+
+
+def test_a_returned_record_built_otherwise_than_as_a_literal_is_read_whole() -> None:
+    # A record the function does not spell out field by field: every field may hold the scan.
+    spread = _NORMALISED.replace(
+        "return { title: info.title ?? 'Untitled', mode: 'chat', lorebook: lore }",
+        "return { ...info, lorebook: lore }",
+    )
+    assert (8, "PL304") in _codes(spread, "chat.ts")
