@@ -144,6 +144,10 @@ _EVENT_BOUNDS = frozenset(
 # What the user has selected or open in a document app (a spreadsheet's range, a deck's slide).
 _VIEWING = frozenset({"current", "active", "selected", "focused"})
 _SHEET_PARTS = frozenset({"range", "worksheet", "sheet", "cell", "cells", "slide"})
+# A running count of a person's exchanges (`callCount`, `interactionCount`, `totalMessages`):
+# the store advances it after every reply, so it differs on the next request.
+_EXCHANGES = frozenset({"interaction", "interactions", "call", "calls", "visit", "visits"})
+_TALLIES = frozenset({"count", "total", "number", "num"})
 _SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
 # Whose name a request may carry (`guestName`, `userName`): the person the conversation is
 # with, the same on every turn of it.
@@ -675,6 +679,8 @@ class Evaluator:
             # `selectedRange`, `activeWorksheet`: where the user is in a document app right
             # now (an add-in's selection), which moves between requests of one chat.
             kind = "filetree"
+        if kind is None and _exchange_tally(name):
+            kind = "runtime"
         if kind is None:
             return EMPTY
         if kind in ("date", "time") and set(words(name)) & _EVENT_BOUNDS:
@@ -752,6 +758,10 @@ class Evaluator:
             # `ctx.workspaceContext`: what an editor agent gathers from the open workspace
             # (its changes, its diagnostics) for this request.
             return got | self._make("filetree", node)
+        if got and all(x.kind == "param" for x in got) and _exchange_tally(prop):
+            # `customer.callCount` of a record fetched with what the handler is handed: the
+            # count of this person's exchanges, which the store advances after each reply.
+            return got | self._by_meaning(node, prop)
         if obj is not None and obj.type == "member_expression":
             # `studio.hours.monday`: an entry of a record named for hours is a schedule's
             # text; the name tells what the record holds, not that it reads the clock.
@@ -1190,6 +1200,12 @@ _PRESENT = frozenset({"current", "now", "today"})
 _CLOCK_SETTINGS = frozenset({"timezone", "zone", "tz", "locale", "offset", "format"})
 _COARSE = frozenset({"week", "month", "year", "quarter"})
 _FINE = frozenset({"day", "weekday", "date", "time", "hour", "minute", "second", "now"})
+
+
+def _exchange_tally(name: str) -> bool:
+    """`callCount`, `interactionCount`, `totalVisits`: how many exchanges a person has had."""
+    ws = set(words(name))
+    return bool(ws & _EXCHANGES) and bool(ws & _TALLIES)
 
 
 def _clock_setting(name: str) -> bool:

@@ -152,3 +152,63 @@ def test_a_returned_record_built_otherwise_than_as_a_literal_is_read_whole() -> 
         "return { ...info, lorebook: lore }",
     )
     assert (8, "PL304") in _codes(spread, "chat.ts")
+
+
+_ROUND = (
+    "export async function round(base, speakers, ask) {\n"
+    "  const working = [...base]\n"
+    "  for (const speaker of speakers) {\n"
+    "    const content = `You are ${speaker.name}.`\n"
+    "    const system = { role: 'system', content }\n"
+    "    const payload = [system, ...working.map((m) => ({ role: m.role, content: m.content }))]\n"
+    "    const text = await ask(speaker.name, payload as any)\n"
+    "    working.push({ role: 'assistant', content: text })\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_per_speaker_system_prompt_ahead_of_a_history_the_loop_extends_is_reported() -> None:
+    # Each pass sends the list built over `working` and pushes its reply onto `working`: a
+    # conversation, whatever `ask` is named; its system message changes with the speaker.
+    assert _codes(_ROUND, "round.ts") == [(4, "PL304")]
+
+
+def test_the_same_loop_under_one_system_prompt_is_no_finding() -> None:
+    fixed = _ROUND.replace("`You are ${speaker.name}.`", "'You take part in a roundtable.'")
+    assert _codes(fixed, "round.ts") == []
+
+
+def test_a_loop_that_extends_no_list_sent_is_no_conversation() -> None:
+    # The replies go to another list: each pass is a one-off request of its own.
+    apart = _ROUND.replace("working.push(", "shown.push(")
+    assert _codes(apart, "round.ts") == []
+
+
+_CUSTOMER = (
+    "export async function reply(ctx, args, history) {\n"
+    "  const customer = await ctx.runQuery(getCustomer, { phone: args.phone })\n"
+    "  const systemPrompt = `You are Becca.\\nTotal interactions: ${customer.callCount}`\n"
+    "  return ctx.chat([{ role: 'system', content: systemPrompt }, ...history])\n"
+    "}\n"
+)
+
+
+def test_a_customers_running_interaction_count_in_a_system_prompt_is_reported() -> None:
+    assert _codes(_CUSTOMER, "ai.ts") == [(3, "PL106")]
+
+
+def test_a_setting_of_the_calls_in_the_system_prompt_is_no_finding() -> None:
+    # `callTimeout` is a setting of the calls, not a tally of them.
+    setting = _CUSTOMER.replace("customer.callCount", "customer.callTimeout")
+    assert _codes(setting, "ai.ts") == []
+
+
+def test_the_count_in_the_newest_user_message_is_no_finding() -> None:
+    # After the history, in the newest turn: nothing cached follows it.
+    user = _CUSTOMER.replace("systemPrompt =", "note =").replace(
+        "[{ role: 'system', content: systemPrompt }, ...history]",
+        "[{ role: 'system', content: 'You are Becca.' }, ...history, { role: 'user', "
+        "content: note }]",
+    )
+    assert _codes(user, "ai.ts") == []
