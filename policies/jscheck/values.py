@@ -1018,6 +1018,10 @@ class Evaluator:
 
     # --- other modules ---------------------------------------------------------------------
 
+    def other(self, spec: str) -> Evaluator | None:
+        """The evaluator of the module a relative import `spec` names, if the loader finds it."""
+        return self._other(spec)
+
     def _other(self, spec: str) -> Evaluator | None:
         if spec in self._others:
             return self._others[spec]
@@ -1079,6 +1083,11 @@ class Evaluator:
             out |= ev._union(vals)
         path = ev.src.path
         return frozenset(Taint(x.kind, x.line, x.what, x.path or path) for x in out) | given
+
+
+def is_relative(spec: str) -> bool:
+    """An import of a file of the project (relative, or by a `src` alias), not a package."""
+    return _relative(spec)
 
 
 def _relative(spec: str) -> bool:

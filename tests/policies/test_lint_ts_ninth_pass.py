@@ -4,6 +4,10 @@ the near misses that stay quiet."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from prefixlock.policies.config import LintConfig
+from prefixlock.policies.engine import lint_paths
 from tests.helpers.lintfind import line_codes as _codes
 
 _NAMED_SYSTEM = (
@@ -212,3 +216,131 @@ def test_the_count_in_the_newest_user_message_is_no_finding() -> None:
         "content: note }]",
     )
     assert _codes(user, "ai.ts") == []
+
+
+_ATTRIBUTE = (
+    "export class Bot {\n"
+    "  items = []\n"
+    "  async send(client, sys) {\n"
+    "    this.kept = this.items.slice(-12)\n"
+    "    return client.create({ messages: [{ role: 'system', content: sys }, ...this.kept] })\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_window_kept_in_an_attribute_and_spread_after_the_system_prompt_is_reported() -> None:
+    assert _codes(_ATTRIBUTE, "bot.ts") == [(4, "PL303")]
+
+
+def test_a_window_kept_in_an_attribute_that_is_only_shown_is_no_finding() -> None:
+    shown = _ATTRIBUTE.replace("...this.kept]", "...this.items]").replace(
+        "    return client", "    render(this.kept)\n    return client"
+    )
+    assert _codes(shown, "bot.ts") == []
+
+
+_BESIDE = (
+    "export async function g(client, items, sys) {\n"
+    "  const kept = items.slice(-12)\n"
+    "  return client.messages.create({ model: 'm', system: sys, messages: kept })\n"
+    "}\n"
+)
+
+
+def test_a_window_sent_as_the_messages_beside_a_system_prompt_is_reported() -> None:
+    assert _codes(_BESIDE, "g.ts") == [(2, "PL303")]
+
+
+def test_a_window_stored_as_messages_with_no_system_prompt_beside_is_no_finding() -> None:
+    # A record written to a store, not a request: nothing precedes the list.
+    stored = _BESIDE.replace(
+        "client.messages.create({ model: 'm', system: sys, messages: kept })",
+        "db.save({ id: sys, messages: kept })",
+    )
+    assert _codes(stored, "g.ts") == []
+
+
+_CONCAT = (
+    "export async function f(client, items, sys) {\n"
+    "  const kept = items.slice(-12)\n"
+    "  const msgs = [{ role: 'system', content: sys }].concat(kept)\n"
+    "  return client.create({ messages: msgs })\n"
+    "}\n"
+)
+
+
+def test_a_window_concatenated_onto_a_system_message_is_reported() -> None:
+    assert _codes(_CONCAT, "f.ts") == [(2, "PL303")]
+
+
+def test_a_window_concatenated_onto_a_list_of_user_turns_is_no_finding() -> None:
+    bare = _CONCAT.replace("role: 'system'", "role: 'user'")
+    assert _codes(bare, "f.ts") == []
+
+
+def _project(root: Path, helper: str, caller: str) -> list[tuple[str, int, str]]:
+    (root / "util.ts").write_text(helper)
+    (root / "chat.ts").write_text(caller)
+    found = lint_paths([str(root / "util.ts"), str(root / "chat.ts")], LintConfig(), jobs=1)
+    return [(Path(f.path).name, f.line, f.code) for f in found.findings]
+
+
+_HELPER = "export function lastOf(xs, n) {\n  return xs.slice(-n)\n}\n"
+_CALLER = (
+    "import { lastOf } from './util'\n"
+    "export async function reply(client, items, sys) {\n"
+    "  const kept = lastOf(items, 8)\n"
+    "  return client.create({ messages: [{ role: 'system', content: sys }, ...kept] })\n"
+    "}\n"
+)
+
+
+def test_a_window_cut_by_a_helper_of_another_module_is_reported_at_the_call(
+    tmp_path: Path,
+) -> None:
+    assert _project(tmp_path, _HELPER, _CALLER) == [("chat.ts", 3, "PL303")]
+
+
+def test_a_helper_of_another_module_that_keeps_the_oldest_items_is_no_window(
+    tmp_path: Path,
+) -> None:
+    oldest = _HELPER.replace("xs.slice(-n)", "xs.slice(0, n)")
+    assert _project(tmp_path, oldest, _CALLER) == []
+
+
+def test_a_helper_window_handed_to_a_title_request_is_no_finding(tmp_path: Path) -> None:
+    # The recent turns a title is asked from: a side request, not the conversation.
+    titled = _CALLER.replace("const kept =", "const titleMessages =").replace(
+        "...kept]", "...items]"
+    )
+    titled = titled.replace(
+        "  return client", "  await client.create({ messages: titleMessages })\n  return client"
+    )
+    assert _project(tmp_path, _HELPER, titled) == []
+
+
+_PUSHED_FIRST = (
+    "export function assemble(systemPrompt, items, n) {\n"
+    "  const prompt = []\n"
+    "  prompt.push(systemPrompt)\n"
+    "  prompt.push(...items.slice(-n))\n"
+    "  return prompt\n"
+    "}\n"
+)
+
+
+def test_a_window_pushed_after_a_system_message_pushed_first_is_reported() -> None:
+    # The list is declared empty; its first push is the system message, then the window.
+    assert _codes(_PUSHED_FIRST, "assemble.ts") == [(4, "PL303")]
+
+
+def test_a_window_pushed_first_onto_an_empty_list_is_no_finding() -> None:
+    # Nothing stable is ahead of the window: the list starts with it.
+    first = _PUSHED_FIRST.replace("  prompt.push(systemPrompt)\n", "")
+    assert _codes(first, "assemble.ts") == []
+
+
+def test_a_window_pushed_after_a_user_message_pushed_first_is_no_finding() -> None:
+    asked = _PUSHED_FIRST.replace("prompt.push(systemPrompt)", "prompt.push(question)")
+    assert _codes(asked, "assemble.ts") == []
