@@ -9,10 +9,10 @@ conversation loaded as its newest rows; `capwindows`: a history cut to a cap by 
 newest-first slice or a loader named for the recent messages; `otherprefix`: one conversation
 sent under two system prompts; `flagtools`: tools switched by a flag worked out from the
 request's messages; `templateslot`: a chat template's system slot filled from the newest
-message). Findings are then dropped where `chainstart`, `instancemode`,
-`measured`, `runonce` and `memoised` show that no later request of the conversation reads the
-part reported. Pure: text in, findings out; another file of the project is read only through the
-loader the engine passes in.
+message; `importedwindow`: a window cut by a helper another module exports). Findings are
+then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and `memoised` show
+that no later request of the conversation reads the part reported. Pure: text in, findings
+out; another file of the project is read only through the loader the engine passes in.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -29,6 +29,7 @@ from .chainstart import drop_chain_start
 from .clockhistory import check_clock_in_history
 from .depthinsert import check_depth_insert
 from .flagtools import check_flag_tools
+from .importedwindow import check_imported_windows
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
 from .measured import drop_measured
@@ -112,6 +113,7 @@ def check_js(
         + check_other_prefix(src)
         + check_flag_tools(src)
         + check_template_slots(src)
+        + check_imported_windows(src, ev)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.

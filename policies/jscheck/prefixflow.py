@@ -74,9 +74,34 @@ def _source(src: Source, node: Node | None) -> set[str]:
     if node is None:
         return set()
     node = unwrap(node)
+    if node.type == "spread_element" and node.named_children:
+        node = unwrap(node.named_children[0])
+    while node.type == "call_expression" and callee_name(src, node) in _KEEPS:
+        # `working.slice(-10).map(toModel)`: a part of `working`, in its order; what is read
+        # off it is read off that history.
+        f = node.child_by_field_name("function")
+        obj = f.child_by_field_name("object") if f is not None else None
+        if f is None or f.type != "member_expression" or obj is None:
+            break
+        node = unwrap(obj)
     if node.type == "identifier":
         return {src.text(node)}
     return {_path(src, node)}
+
+
+# Array methods whose result is a part of the list they are called on, in its order.
+_KEEPS = frozenset({"slice", "map", "filter"})
+
+
+def _named_item(src: Source, item: Node, assigned: dict[str, list[Node]] | None) -> Node:
+    """A list's item as written, or the one object literal a local it names is bound to
+    (`const system = { role: "system", content }` then `[system, ...recent]`)."""
+    item = unwrap(item)
+    if item.type == "identifier" and assigned is not None:
+        values = assigned.get(src.text(item), [])
+        if len(values) == 1 and unwrap(values[0]).type == "object":
+            return unwrap(values[0])
+    return item
 
 
 def _read(src: Source, value: Node | None, made: set[str]) -> Node | None:
@@ -236,8 +261,8 @@ class _Function:
                 continue
             args = n.child_by_field_name("arguments")
             for a in args.named_children if args is not None else []:
-                if a.type == "identifier" and self._loop_list(n, self.src.text(a)):
-                    yield n, a
+                if unwrap(a).type == "identifier" and self._loop_list(n, self.src.text(unwrap(a))):
+                    yield n, unwrap(a)  # also `payload as any`
                     continue
                 if a.type != "object":
                     continue
@@ -253,11 +278,21 @@ class _Function:
         and adds to it, so the call sends a conversation whatever its name. The list is one
         built here from message objects (`[{ role: "system", ... }, ...]`)."""
         values = [unwrap(v) for v in self.assigned.get(name, [])]
-        if not any(v.type == "array" and _has_role(self.src, v) for v in values):
+        built = [v for v in values if v.type == "array" and _has_role(self.src, v, self.assigned)]
+        if not built:
             return False
+        # The list, or a history spread into it (`[system, ...working.slice(-10)]` where the
+        # loop pushes each reply onto `working`): each pass sends what the last one added.
+        lists = {name} | {
+            x
+            for v in built
+            for e in v.named_children
+            if e.type == "spread_element"
+            for x in _source(self.src, e)
+        }
         p = call.parent
         while p is not None and p.type not in FUNCTIONS:
-            if p.type in _LOOPS and _pushes(self.src, p, name):
+            if p.type in _LOOPS and any(_pushes(self.src, p, x) for x in lists):
                 return True
             p = p.parent
         return False
@@ -521,7 +556,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                         )
             heads = f.system_heads(request) if request.type == "object" else []
             for arr in arrays:
-                heads += _leading_system(src, arr)
+                heads += _leading_system(src, arr, f.assigned)
             for head in heads:
                 head = unwrap(head)
                 values = (
@@ -599,14 +634,16 @@ def _fed_by_callers(
     return None
 
 
-def _leading_system(src: Source, arr: Node) -> list[Node]:
+def _leading_system(
+    src: Source, arr: Node, assigned: dict[str, list[Node]] | None = None
+) -> list[Node]:
     """The texts of the system messages a list literal starts with, each one up to the first
     message of another role or the first list spread in (`[{ role: "system", content: BASE },
     { role: "system", content: found }, ...history]`: both head the history), or the system
     messages spread first (`[...systemMessages, ...history]`)."""
     out: list[Node] = []
     for item in [c for c in arr.named_children if c.type != "comment"]:
-        r = _role(src, item)
+        r = _role(src, _named_item(src, item, assigned))
         if r is not None and r[0] == "system":
             if r[1] is not None:
                 out.append(r[1])
@@ -650,6 +687,8 @@ def _per_step(src: Source, loops: list[Node]) -> set[str]:
     return out
 
 
-def _has_role(src: Source, array: Node) -> bool:
-    """Whether an array literal holds a message object (`{ role: "system", content }`)."""
-    return any(c.type == "object" and "role" in object_pairs(src, c) for c in array.named_children)
+def _has_role(src: Source, array: Node, assigned: dict[str, list[Node]] | None = None) -> bool:
+    """Whether an array literal holds a message object (`{ role: "system", content }`), as
+    written or by a local bound to one."""
+    items = [_named_item(src, c, assigned) for c in array.named_children]
+    return any(c.type == "object" and "role" in object_pairs(src, c) for c in items)

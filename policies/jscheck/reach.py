@@ -757,19 +757,106 @@ def window_sent(
             for call in _calls_of(src, holder)
             if aside is None or not aside(call)
         )
+    if holder is not None and holder.type == "assignment_expression":
+        # `this.kept = this.items.slice(-12)`: an attribute, read in any method of the class.
+        left = holder.child_by_field_name("left")
+        if left is None or left.type != "member_expression":
+            return False
+        if unwrap(left.child_by_field_name("object")).type != "this":  # type: ignore[arg-type]
+            return False
+        return _name_sent(src, src.root, src.text(left))
     if holder is None or holder.type != "variable_declarator":
         return False
     name = src.text(holder.child_by_field_name("name"))
     fn = holder.parent
     while fn is not None and fn.type not in FUNCTIONS:
         fn = fn.parent
-    return fn is not None and any(
-        x.type == "spread_element"
-        and src.text(unwrap(x.named_children[0])) == name
-        and _after_system(src, x)
-        for x in walk(fn)
-        if x.named_children
-    )
+    return fn is not None and _name_sent(src, fn, name)
+
+
+def _name_sent(src: Source, scope: Node, name: str) -> bool:
+    """Whether the list a local or an attribute `name` holds is sent after a system prompt
+    somewhere in `scope`: spread after a system message, pushed item by item onto a list that
+    starts with one, concatenated onto one (`[system].concat(kept)`), or sent as the messages
+    of a request that carries its system prompt beside them (`{ system, messages: kept }`)."""
+    for x in walk(scope):
+        if x.type == "spread_element" and x.named_children:
+            sent = src.text(_kept_order_root(src, x.named_children[0])) == name
+            sent = sent and _after_system(src, x)
+        elif x.type == "for_in_statement":
+            sent = _pushed_after_system(src, x, name)
+        elif x.type in ("identifier", "member_expression") and src.text(x) == name:
+            sent = _concatenated_after_system(src, x) or _beside_system(src, x)
+        else:
+            sent = False
+        if sent:
+            return True
+    return False
+
+
+def _concatenated_after_system(src: Source, use: Node) -> bool:
+    """`[{ role: "system", content }].concat(kept)`: the list appended after a system head."""
+    args = use.parent
+    call = args.parent if args is not None and args.type == "arguments" else None
+    if call is None or callee_name(src, call) != "concat":
+        return False
+    fn = call.child_by_field_name("function")
+    head = fn.child_by_field_name("object") if fn is not None else None
+    if head is None:
+        return False
+    head = unwrap(head)
+    if head.type == "identifier":
+        value = _declared(src, head)
+        head = unwrap(value) if value is not None else head
+    return head.type == "array" and _after_system_head(src, head)
+
+
+_SYSTEM_KEYS = frozenset({"system", "systemInstruction", "instructions"})
+
+
+def _beside_system(src: Source, use: Node) -> bool:
+    """`{ system: sys, messages: kept }`: the list is a request's messages, its system prompt
+    given beside it (Anthropic, the AI SDK): the list follows that prompt in the prefix."""
+    pair = use.parent
+    if pair is None or pair.type != "pair" or pair.child_by_field_name("value") != use:
+        return False
+    if key_name(src, pair.child_by_field_name("key")) != "messages" or pair.parent is None:
+        return False
+    keys = _keys(src, pair.parent)
+    return keys is not None and bool(keys.keys() & _SYSTEM_KEYS)
+
+
+def _kept_order_root(src: Source, node: Node) -> Node:
+    """`recent.map(toModel)` -> `recent`: the list an order-keeping chain starts from."""
+    node = unwrap(node)
+    while node.type == "call_expression" and callee_name(src, node) in _KEEP_ORDER:
+        fn = node.child_by_field_name("function")
+        obj = fn.child_by_field_name("object") if fn is not None else None
+        if obj is None:
+            break
+        node = unwrap(obj)
+    return node
+
+
+def _pushed_after_system(src: Source, loop: Node, name: str) -> bool:
+    """`for (const m of recent) messages.push({ role: m.role, content: m.content })` where
+    `messages` starts with a system message: each item of the list `name` is appended, in
+    order, after the system prompt, the same as a spread of it."""
+    right = loop.child_by_field_name("right")
+    body = loop.child_by_field_name("body")
+    if right is None or body is None or src.text(_kept_order_root(src, right)) != name:
+        return False
+    for c in walk(body):
+        if c.type != "call_expression" or callee_name(src, c) != "push":
+            continue
+        fn = c.child_by_field_name("function")
+        target = fn.child_by_field_name("object") if fn is not None else None
+        if target is None or target.type != "identifier":
+            continue
+        value = _declared(src, target)
+        if value is not None and unwrap(value).type == "array" and _after_system_head(src, value):
+            return True
+    return False
 
 
 def _returned_by(holder: Node, value: Node) -> bool:
@@ -813,7 +900,7 @@ def _after_system(src: Source, spread: Node) -> bool:
         return False
     if p.type == "array":
         first = next((c for c in p.named_children if c.type != "comment"), None)
-        return first is not None and _role(src, unwrap(first)) == "system"
+        return first is not None and _system_item(src, first)
     if p.type != "arguments" or p.parent is None or callee_name(src, p.parent) != "push":
         return False
     fn = p.parent.child_by_field_name("function")
@@ -821,12 +908,54 @@ def _after_system(src: Source, spread: Node) -> bool:
     if target is None or target.type != "identifier":
         return False
     value = _declared(src, target)
-    return value is not None and unwrap(value).type == "array" and _after_system_head(src, value)
+    if value is None or unwrap(value).type != "array":
+        return False
+    if unwrap(value).named_children:
+        return _after_system_head(src, value)
+    return _first_push_system(src, target)
+
+
+def _first_push_system(src: Source, target: Node) -> bool:
+    """`const prompt = []; prompt.push(systemPrompt); ... prompt.push(...recent)`: a list
+    declared empty whose first push, in the function, is the system message (a message
+    object with the system role, or a value named for the system message)."""
+    fn = target.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    name = src.text(target)
+    for c in walk(fn) if fn is not None else []:
+        if c.type != "call_expression" or callee_name(src, c) != "push":
+            continue
+        f = c.child_by_field_name("function")
+        obj = f.child_by_field_name("object") if f is not None else None
+        if obj is None or src.text(obj) != name:
+            continue
+        args = c.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if first is None:
+            return False
+        first = unwrap(first)
+        named = set(words(src.text(first))) if first.type == "identifier" else set()
+        return _system_item(src, first) or (
+            "system" in named and bool(named & {"prompt", "message", "msg"})
+        )
+    return False
 
 
 def _after_system_head(src: Source, array: Node) -> bool:
     items = [c for c in unwrap(array).named_children if c.type != "comment"]
-    return bool(items) and _role(src, unwrap(items[0])) == "system"
+    return bool(items) and _system_item(src, items[0])
+
+
+def _system_item(src: Source, item: Node) -> bool:
+    """A message list's item that is a system message: an object literal with the system
+    role, or a local declared as one (`const system = { role: "system", content }` then
+    `[system, ...recent]`)."""
+    item = unwrap(item)
+    if item.type == "identifier":
+        value = _declared(src, item)
+        item = unwrap(value) if value is not None else item
+    return _role(src, item) == "system"
 
 
 def _declares(ident: Node, fn: Node) -> bool:

@@ -945,8 +945,12 @@ class SinkCheck:
             and not self._only_user_builder(name)
         ):
             # `chat_systemMessage({ openedURIs, directoryStr })`: what a prompt builder is
-            # handed becomes its text (unless all it builds is the request's user turn).
+            # handed becomes its text (unless all it builds is the request's user turn). A
+            # field that names the record (`{ id, name, ... }` of a new prompt's draft) is its
+            # key, not text of it.
             for p in unwrap(args[0]).named_children:
+                if _identity_pair(src, p):
+                    continue
                 if p.type == "pair" and p.child_by_field_name("value") is not None:
                     self.text_sink(p.child_by_field_name("value"), f"`{name}()`", call)  # type: ignore[arg-type]
                 elif p.type == "shorthand_property_identifier":
@@ -1786,6 +1790,14 @@ def _record(src: Source, value: Node) -> bool:
         for p in v.named_children
     }
     return bool(keys) and not keys & {"text", "content", "parts", "type", "role"}
+
+
+def _identity_pair(src: Source, p: Node) -> bool:
+    """An object's entry keyed for the record's identity (`id`, `promptId: uuid()`)."""
+    if p.type == "shorthand_property_identifier":
+        return identity_name(src.text(p))
+    key = p.child_by_field_name("key") if p.type == "pair" else None
+    return key is not None and identity_name(key_name(src, key) or "")
 
 
 def _role(src: Source, obj: Node | None) -> str | None:

@@ -557,6 +557,7 @@ def check_windows(src: Source) -> list[Finding]:
             and (is_history(src, _through_order_kept(src, obj)) or _typed_messages(src, obj))
             and not _for_side_request(src, n)
             and not _excerpted(src, n)
+            and not _kept_in_record(src, n)
         ):
             what = f"the conversation is cut to its last messages (`{_short(src, n)}`)"
             add(_method_at(n), what)
@@ -921,6 +922,36 @@ _ASKS_ABOUT = frozenset({"title", "topic", "classify", "judge", "critique", "ref
 # What a tracker or a report does with recent turns: no request of the conversation.
 _TRACKS = frozenset({"tracking", "track", "progress", "analytics", "metrics", "log", "audit"})
 _SENDS_CONVERSATION = frozenset({"chat", "reply", "respond", "send", "stream", "complete"})
+
+
+# Calls that write a record to a store (Convex's `ctx.db.patch`, an ORM's `update`).
+_STORE_WRITES = frozenset({"patch", "insert", "update", "upsert", "save", "put"})
+
+
+def _kept_in_record(src: Source, cut: Node) -> bool:
+    """`updates.interaction_history = [...history, entry].slice(-50)` then
+    `ctx.db.patch(id, updates)`: the cut is a field of a record the function writes to a
+    store, the store's retention of a log; it is linted where a request reads it back, not
+    here."""
+    holder = cut.parent
+    while holder is not None and holder.type in ("parenthesized_expression", "as_expression"):
+        holder = holder.parent
+    if holder is None or holder.type != "assignment_expression":
+        return False
+    left = holder.child_by_field_name("left")
+    if left is None or left.type != "member_expression":
+        return False
+    record = unwrap(left.child_by_field_name("object"))  # type: ignore[arg-type]
+    fn = function_of(holder)
+    if record.type != "identifier" or fn is None:
+        return False
+    name = src.text(record)
+    return any(
+        c.type == "call_expression"
+        and callee_name(src, c) in _STORE_WRITES
+        and any(src.text(unwrap(a)) == name for a in arguments(c))
+        for c in walk(fn)
+    )
 
 
 def _for_side_request(src: Source, node: Node) -> bool:

@@ -144,6 +144,10 @@ _EVENT_BOUNDS = frozenset(
 # What the user has selected or open in a document app (a spreadsheet's range, a deck's slide).
 _VIEWING = frozenset({"current", "active", "selected", "focused"})
 _SHEET_PARTS = frozenset({"range", "worksheet", "sheet", "cell", "cells", "slide"})
+# A running count of a person's exchanges (`callCount`, `interactionCount`, `totalMessages`):
+# the store advances it after every reply, so it differs on the next request.
+_EXCHANGES = frozenset({"interaction", "interactions", "call", "calls", "visit", "visits"})
+_TALLIES = frozenset({"count", "total", "number", "num"})
 _SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
 # Whose name a request may carry (`guestName`, `userName`): the person the conversation is
 # with, the same on every turn of it.
@@ -675,6 +679,8 @@ class Evaluator:
             # `selectedRange`, `activeWorksheet`: where the user is in a document app right
             # now (an add-in's selection), which moves between requests of one chat.
             kind = "filetree"
+        if kind is None and _exchange_tally(name):
+            kind = "runtime"
         if kind is None:
             return EMPTY
         if kind in ("date", "time") and set(words(name)) & _EVENT_BOUNDS:
@@ -725,6 +731,10 @@ class Evaluator:
         if prop == "body" and obj is not None and _is_request(src, obj):
             return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})  # `req.body`
         fields = self._literal_fields(obj, prop)
+        if fields is None and (field := self._returned_field(obj, prop)) is not None:
+            # `info.title` where `info = normalizeInfo(raw, lore)` returns `{ title:
+            # raw.title, lorebook: lore }`: the field read carries that field's value only.
+            return field or self._by_meaning(node, prop)
         if fields is not None:
             # `persona.name` where `persona = { id: \`p-${Date.now()}\`, name }`: the field
             # read carries its own value, not the record's other fields.
@@ -748,6 +758,10 @@ class Evaluator:
             # `ctx.workspaceContext`: what an editor agent gathers from the open workspace
             # (its changes, its diagnostics) for this request.
             return got | self._make("filetree", node)
+        if got and all(x.kind == "param" for x in got) and _exchange_tally(prop):
+            # `customer.callCount` of a record fetched with what the handler is handed: the
+            # count of this person's exchanges, which the store advances after each reply.
+            return got | self._by_meaning(node, prop)
         if obj is not None and obj.type == "member_expression":
             # `studio.hours.monday`: an entry of a record named for hours is a schedule's
             # text; the name tells what the record holds, not that it reads the clock.
@@ -758,6 +772,46 @@ class Evaluator:
             got = frozenset(t for t in got if t.kind not in ("date", "time"))
             return got
         return got or self._by_meaning(node, prop)
+
+    def _returned_field(self, obj: Node | None, prop: str) -> Taints | None:
+        """The taints of field `prop` of the object a function of this file returns, where
+        `obj` is a local bound once to a call of it and every return of the function is an
+        object literal giving that field; None where that is not so."""
+        if obj is None or obj.type != "identifier":
+            return None
+        _, vals, _ = self.m.lookup(obj, self.src.text(obj))
+        call = unwrap(vals[0]) if vals is not None and len(vals) == 1 else None
+        if call is None or call.type != "call_expression":
+            return None
+        callee = call.child_by_field_name("function")
+        if callee is None or callee.type != "identifier":
+            return None
+        _, _, fn = self.m.lookup(call, self.src.text(callee))
+        body = fn.child_by_field_name("body") if fn is not None else None
+        if fn is None or body is None:
+            return None
+        if body.type == "statement_block":
+            returned = [
+                unwrap(n.named_children[0])
+                for n in walk(body)
+                if n.type == "return_statement" and scope_of(n).id == fn.id and n.named_children
+            ]
+        else:
+            returned = [unwrap(body)]
+        if not returned or any(r.type != "object" for r in returned):
+            return None
+        values = [_field_of(self.src, r, prop) for r in returned]
+        if any(v is None for v in values):
+            return None
+        args = arguments(call)
+        out: set[Taint] = set()
+        for x in self._union(values):
+            if x.kind == "param":
+                if x.line < len(args):
+                    out |= self.taints(args[x.line])
+            elif not 0 <= x.param < len(args):
+                out.add(x)
+        return frozenset(out)
 
     def _bookkeeping(self, value: Node) -> list[Node | None]:
         """The identity and bookkeeping fields of the record `value` is (an object literal, or
@@ -964,6 +1018,10 @@ class Evaluator:
 
     # --- other modules ---------------------------------------------------------------------
 
+    def other(self, spec: str) -> Evaluator | None:
+        """The evaluator of the module a relative import `spec` names, if the loader finds it."""
+        return self._other(spec)
+
     def _other(self, spec: str) -> Evaluator | None:
         if spec in self._others:
             return self._others[spec]
@@ -1025,6 +1083,11 @@ class Evaluator:
             out |= ev._union(vals)
         path = ev.src.path
         return frozenset(Taint(x.kind, x.line, x.what, x.path or path) for x in out) | given
+
+
+def is_relative(spec: str) -> bool:
+    """An import of a file of the project (relative, or by a `src` alias), not a package."""
+    return _relative(spec)
 
 
 def _relative(spec: str) -> bool:
@@ -1146,6 +1209,12 @@ _PRESENT = frozenset({"current", "now", "today"})
 _CLOCK_SETTINGS = frozenset({"timezone", "zone", "tz", "locale", "offset", "format"})
 _COARSE = frozenset({"week", "month", "year", "quarter"})
 _FINE = frozenset({"day", "weekday", "date", "time", "hour", "minute", "second", "now"})
+
+
+def _exchange_tally(name: str) -> bool:
+    """`callCount`, `interactionCount`, `totalVisits`: how many exchanges a person has had."""
+    ws = set(words(name))
+    return bool(ws & _EXCHANGES) and bool(ws & _TALLIES)
 
 
 def _clock_setting(name: str) -> bool:

@@ -384,8 +384,11 @@ CORPORA = (
         # committed), its 13 unlabelled findings judged in findings.toml (7 true, 6 false).
         # Amendment 2's five development-half files (same rules, after they were labelled):
         # Python 2/4, 3/6, 6/9 -> 3/5, 3/6, 7/11 (its one new unlabelled finding judged false).
+        # TypeScript 1/2, 1/6, 9/12 -> 2/2, 4/6, 14/15 by branch h30ts9 (windows followed to
+        # where they are sent, a stored log's cap, a returned record's fields, a loop's
+        # conversation sent by position, an interaction count; one new finding judged true).
         dev={
-            "ts": {"volatile": (1, 2), "structural": (1, 6), "precision": (9, 12)},
+            "ts": {"volatile": (2, 2), "structural": (4, 6), "precision": (14, 15)},
             "py": {"volatile": (3, 5), "structural": (3, 6), "precision": (7, 11)},
         },
         # Scored once, by the lead, with the round's final rules; empty until then.
