@@ -54,6 +54,7 @@ from .stepstate import check_step_state
 from .storewindow import check_store_windows
 from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
+from .templatefill import check_filled_templates
 from .templates import check_prompt_templates
 from .toolswap import (
     check_final_without_tools,
@@ -219,6 +220,7 @@ def check_python(
     check_final_without_tools(tree, ctx)
     check_system_replaced(tree, ctx)
     check_prompt_templates(tree, ctx)
+    check_filled_templates(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
         check_placement(tree, ctx, load)
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out

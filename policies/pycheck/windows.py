@@ -483,10 +483,24 @@ def _joined_later(name: str, line: int, body: list[ast.AST]) -> set[str]:
     while grew:
         grew = False
         for target, value in joins:
-            if target not in names and any(_listed(value, x) and x != target for x in names):
+            if target not in names and any(
+                (_listed(value, x) or _rendered_from(value, x)) and x != target for x in names
+            ):
                 names.add(target)
                 grew = True
     return names
+
+
+def _rendered_from(value: ast.expr, name: str) -> bool:
+    """`text = format_chat_history(kept)`: a call handed the list itself (awaited or not, not
+    measured by `len`) gives it back in another form, the window rendered as text or records
+    that a later request still takes as its history."""
+    if isinstance(value, ast.Await):
+        value = value.value
+    if not isinstance(value, ast.Call) or callee(value) in ("len", "bool", "isinstance"):
+        return False
+    given = [*value.args, *(k.value for k in value.keywords)]
+    return any(isinstance(a, ast.Name) and a.id == name for a in given)
 
 
 def _in_function(at: ast.AST, parents: dict[int, ast.AST]) -> Iterator[ast.AST]:

@@ -1,0 +1,132 @@
+"""The Python rules' ninth pass: breakers of real19's development half found by following the
+data, each with twins that differ in the one step the rule follows.
+
+A history window rendered by a call (`text = format_chat_history(kept)`) and handed to a
+request as its history (`history=text`) is still the window sent."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _lines(src: str, code: str) -> list[int]:
+    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
+
+
+_RENDERED = (
+    "class Flow:\n"
+    "    async def node(self, state):\n"
+    '        chat_history = await self.store.get_chat_history(state["sid"])\n'
+    "        recent = chat_history[-6:] if len(chat_history) > 6 else chat_history\n"
+    "        text = RENDER\n"
+    '        return await self.agent.run(user_query=state["q"], SENT=text)  # prompt\n'
+)
+
+
+def _rendered(render: str = "format_chat_history(recent)", sent: str = "chat_history") -> str:
+    return _RENDERED.replace("RENDER", render).replace("SENT", sent)
+
+
+def test_a_window_rendered_by_a_call_and_handed_on_as_the_history_is_found() -> None:
+    assert _lines(_rendered(), "PL303") == [4]
+
+
+def test_an_awaited_rendering_handed_on_as_the_history_is_found() -> None:
+    src = _rendered(render="await self.render(recent)", sent="history")
+    assert _lines(src, "PL303") == [4]
+
+
+def test_a_window_cut_in_place_and_rendered_for_the_request_is_found() -> None:
+    src = (
+        "class Flow:\n"
+        "    async def chat(self, state):\n"
+        '        chat_history = await self.store.get_chat_history(state["sid"])\n'
+        '        if len(chat_history) > 10 and state["summary"]:\n'
+        "            chat_history = chat_history[-5:]\n"
+        "        formatted = format_chat_history(chat_history)\n"
+        '        return await self.bot.run(history=formatted, summary=state["summary"])  # prompt\n'
+    )
+    assert _lines(src, "PL303") == [5]
+
+
+def test_the_window_measured_and_handed_on_is_no_window() -> None:
+    """`len(recent)` is a count, not the messages."""
+    assert _lines(_rendered(render="len(recent)"), "PL303") == []
+
+
+def test_a_rendered_window_handed_on_as_a_query_is_no_history() -> None:
+    """Handed to the call as something other than its history (a search query)."""
+    assert _lines(_rendered(sent="query"), "PL303") == []
+
+
+def test_a_rendering_of_another_list_is_not_followed() -> None:
+    """The call is handed the whole history, not the window: nothing of the cut is sent."""
+    assert _lines(_rendered(render="format_chat_history(chat_history)"), "PL303") == []
+
+
+# A chat template of another module rendered with the history in one slot and a clock in
+# another: the clock sits in the template's text around the history, its prefix.
+_FILLED = (
+    "from app.prompts import CHATBOT_PROMPT\n"
+    "\n"
+    "class Chatbot:\n"
+    "    def __init__(self, llm):\n"
+    "        self.llm = llm\n"
+    "        self.prompt = CHATBOT_PROMPT\n"
+    "\n"
+    "    async def run(self, history, user_query, current_date):\n"
+    "        messages = self.prompt.format_messages(\n"
+    "            HISTORY\n"
+    "            user_query=user_query,\n"
+    "            current_date=DATE,\n"
+    "        )\n"
+    "        return (await self.llm.ainvoke(messages)).content\n"
+)
+
+
+def _filled(history: str = "history=history,", date: str = "current_date") -> str:
+    return _FILLED.replace("HISTORY", history).replace("DATE", date)
+
+
+def test_a_clock_in_a_chat_template_rendered_with_the_history_is_found() -> None:
+    assert _lines(_filled(), "PL102") == [12]
+
+
+def test_the_template_rendered_by_its_imported_name_is_found_too() -> None:
+    src = _filled().replace("self.prompt.format_messages", "CHATBOT_PROMPT.format_messages")
+    assert _lines(src, "PL102") == [12]
+
+
+def test_a_template_rendered_without_the_history_is_one_request() -> None:
+    """No conversation slot: the rendered messages are one request's own text."""
+    assert _lines(_filled(history=""), "PL102") == []
+
+
+def test_a_date_written_out_as_a_literal_is_no_clock() -> None:
+    assert _lines(_filled(date='"unknown"'), "PL102") == []
+
+
+def test_a_slot_not_named_for_a_volatile_value_is_not_reported() -> None:
+    src = _filled(date="self.user_name").replace("current_date=", "user_name=")
+    assert [f.code for f in lint_source(src, "agent.py") if f.code.startswith("PL10")] == []
+
+
+def test_a_template_written_in_this_module_is_left_to_the_rules_that_read_it() -> None:
+    """Its text is here: where the date sits is read from it, not assumed."""
+    src = _filled().replace(
+        "from app.prompts import CHATBOT_PROMPT\n",
+        'CHATBOT_PROMPT = Template([("human", "{user_query} (today: {current_date})"),'
+        ' ("placeholder", "{history}")])\n',
+    )
+    assert _lines(src, "PL102") == []
+
+
+def test_a_summary_request_rendered_with_the_history_is_a_side_task() -> None:
+    src = _filled().replace("async def run(", "async def summarize(")
+    assert _lines(src, "PL102") == []
+
+
+def test_a_receiver_not_named_for_a_prompt_is_not_a_template() -> None:
+    src = _filled().replace("self.prompt = CHATBOT_PROMPT", "self.store = MESSAGE_STORE")
+    src = src.replace("self.prompt.format_messages", "self.store.format_messages")
+    assert _lines(src, "PL102") == []
