@@ -130,3 +130,37 @@ def test_a_receiver_not_named_for_a_prompt_is_not_a_template() -> None:
     src = _filled().replace("self.prompt = CHATBOT_PROMPT", "self.store = MESSAGE_STORE")
     src = src.replace("self.prompt.format_messages", "self.store.format_messages")
     assert _lines(src, "PL102") == []
+
+
+# A system message added to the conversation itself lands after its messages.
+_ADDED = (
+    "import time\n"
+    "\n"
+    "class Runner:\n"
+    "    def step(self, RECEIVER, llm):\n"
+    '        note = f"Step finished at {time.time()}"\n'
+    "        RECEIVER.SETTER(note)\n"
+    "        return llm.chat(messages=RECEIVER.messages)\n"
+)
+
+
+def _added(receiver: str = "conversation", setter: str = "add_system_message") -> str:
+    return _ADDED.replace("RECEIVER", receiver).replace("SETTER", setter)
+
+
+def test_a_system_message_added_to_the_conversation_is_no_prefix() -> None:
+    assert _lines(_added(), "PL101") == []
+
+
+def test_a_system_message_appended_to_the_history_is_no_prefix() -> None:
+    assert _lines(_added(receiver="history", setter="append_system_message"), "PL101") == []
+
+
+def test_a_system_prompt_set_on_the_conversation_is_still_the_prefix() -> None:
+    """`set_system_prompt` places the prompt ahead of the messages: the clock there is found."""
+    assert _lines(_added(setter="set_system_prompt"), "PL101") == [5]
+
+
+def test_a_system_message_added_through_a_builder_is_still_the_prefix() -> None:
+    """A builder (not the conversation) is given the system message it puts first."""
+    assert _lines(_added(receiver="builder"), "PL101") == [5]
