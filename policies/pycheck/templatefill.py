@@ -4,8 +4,13 @@ history=history, current_date=current_date, ...)`). A template handed the histor
 a conversation, sent again each turn; its other slots are its fixed text around the history,
 which a chat template keeps ahead of it (its system part), so a clock there changes the prefix
 every request. Only where the template's text is not in this file (imported, or bound to an
-attribute from an import): where it is, the rules that read its layout decide. Pure: a syntax
-tree in, findings out.
+attribute from an import): where it is, the rules that read its layout decide.
+
+The same hand-off one step earlier: a call of another object's method given the conversation
+and the moment in slots of their own (`self.chatbot.run(history=h, current_date=d)`) builds
+its request from both, so the clock reaches the repeated request there too; not a call that
+keeps or logs them (`store.save(...)`), nor one of this class's own methods (`self.f(...)`),
+whose bodies the data-flow rules follow. Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -16,28 +21,34 @@ import ast
 
 from ..meaning import SIDE_WORDS, VOLATILE_CODES, kind_of_name, words
 from .context import Context
-from .syntax import last_name
+from .syntax import callee, last_name
+from .taint import _MOMENT_READINGS, _MOMENT_WORDS
 from .windows import _is_history
 
 # LangChain's chat templates render to a message list by these methods.
 _RENDERS = frozenset({"format_messages", "aformat_messages", "format_prompt", "aformat_prompt"})
 _TEMPLATE_WORDS = frozenset({"prompt", "template"})
+# Verbs of a call that keeps, shows or measures what it is given rather than asking a model.
+_KEEPS = frozenset(
+    {"save", "store", "log", "add", "insert", "append", "record", "update", "write", "persist"}
+    | {"print", "debug", "info", "warning", "emit", "send_message", "count", "len"}
+)
 
 
 def check_filled_templates(tree: ast.Module, ctx: Context) -> None:
     written = _bound_at_module(tree)
     attrs = _attributes_from(tree)
+    own = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if set(words(fn.name)) & SIDE_WORDS:
             continue  # a summary or a title: one request per piece of work
         for call in ast.walk(fn):
-            if not (
-                isinstance(call, ast.Call)
-                and isinstance(call.func, ast.Attribute)
-                and call.func.attr in _RENDERS
-            ):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                continue
+            if call.func.attr not in _RENDERS:
+                _handed_with_history(call, own, ctx)
                 continue
             source = _template_source(call.func.value, attrs)
             if source is None or source in written:
@@ -56,6 +67,36 @@ def check_filled_templates(tree: ast.Module, ctx: Context) -> None:
                         "is its prefix, and the prefix changes with it on every request; put it "
                         "in the newest user message instead",
                     )
+
+
+def _handed_with_history(call: ast.Call, own: set[str], ctx: Context) -> None:
+    """`self.chatbot.run(history=h, current_date=d)`: another object's method given the
+    conversation and the moment, each in a slot named for it."""
+    name = callee(call)
+    owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(owner, ast.Name) and owner.id in ("self", "cls") and name in own:
+        return  # this class's own method: its body is here for the data-flow rules
+    if set(words(name)) & (_KEEPS | SIDE_WORDS):
+        return
+    slots = [k for k in call.keywords if k.arg]
+    if not any(k.arg and _is_history(ast.Name(id=k.arg)) for k in slots):
+        return
+    for k in slots:
+        ws = set(words(k.arg or ""))
+        if isinstance(k.value, ast.Constant) or not (
+            ws and ws <= _MOMENT_WORDS | {"date", "today"} and ws & _MOMENT_READINGS
+        ):
+            continue
+        kind = kind_of_name(k.arg or "")
+        if kind in VOLATILE_CODES:
+            ctx.flag(
+                k.value,
+                VOLATILE_CODES[kind],
+                f"`{k.arg}` ({kind}) is handed to `{name}()` with the conversation, to build "
+                "the request that sends it: the moment reaches the prompt ahead of the "
+                "history, and the prefix changes with it; put it in the newest user message "
+                "instead",
+            )
 
 
 def _volatile(k: ast.keyword) -> str | None:

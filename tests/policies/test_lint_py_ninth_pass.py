@@ -164,3 +164,53 @@ def test_a_system_prompt_set_on_the_conversation_is_still_the_prefix() -> None:
 def test_a_system_message_added_through_a_builder_is_still_the_prefix() -> None:
     """A builder (not the conversation) is given the system message it puts first."""
     assert _lines(_added(receiver="builder"), "PL101") == [5]
+
+
+# The moment handed to another object's method together with the conversation.
+_HANDED = (
+    "from app.tools import search  # a file naming no prompt part is not linted\n"
+    "\n"
+    "class Flow:\n"
+    "    async def chatbot_node(self, state):\n"
+    '        current_date = state.get("current_date", "")\n'
+    '        history = await self.chats.get_history(state["sid"])\n'
+    "        return await self.OWNER.CALL(\n"
+    "            HISTORY\n"
+    "            current_date=DATE,\n"
+    "        )\n"
+)
+
+
+def _handed(
+    owner: str = "chatbot", call: str = "run", history: str = "history=history,", date: str = ""
+) -> str:
+    return (
+        _HANDED.replace("OWNER", owner)
+        .replace("CALL", call)
+        .replace("HISTORY", history)
+        .replace("DATE", date or "current_date")
+    )
+
+
+def test_the_moment_handed_with_the_history_to_another_objects_method_is_found() -> None:
+    assert _lines(_handed(), "PL102") == [9]
+
+
+def test_the_moment_handed_without_the_history_is_not_reported() -> None:
+    assert _lines(_handed(history=""), "PL102") == []
+
+
+def test_the_moment_handed_with_the_history_to_a_store_is_not_reported() -> None:
+    """`save(...)` keeps them: no request is built."""
+    assert _lines(_handed(owner="store", call="save"), "PL102") == []
+
+
+def test_the_moment_handed_to_this_class_s_own_method_is_left_to_the_data_flow() -> None:
+    """`self.run(...)` of a class that defines `run` nowhere near a prompt: its body is here."""
+    src = _handed(owner="x", call="run").replace("self.x.run(", "self.run(")
+    src += "\n    def run(self, history, current_date):\n        return len(history)\n"
+    assert _lines(src, "PL102") == []
+
+
+def test_a_literal_moment_handed_with_the_history_is_not_reported() -> None:
+    assert _lines(_handed(date='"n/a"'), "PL102") == []
