@@ -194,7 +194,7 @@ def check_python(
         ctx.foreign = imported.foreign(path)
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
-    check_windows(tree, ctx)
+    check_windows(tree, ctx, load)
     check_window_text_in_system(tree, ctx)
     check_store_windows(tree, ctx)
     check_loaded_windows(tree, ctx)

@@ -6,7 +6,10 @@ request as its history (`history=text`) is still the window sent."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
+from pathlib import Path
+
+from prefixlock.policies.config import LintConfig
+from prefixlock.policies.engine import lint_paths, lint_source
 
 
 def _lines(src: str, code: str) -> list[int]:
@@ -214,3 +217,82 @@ def test_the_moment_handed_to_this_class_s_own_method_is_left_to_the_data_flow()
 
 def test_a_literal_moment_handed_with_the_history_is_not_reported() -> None:
     assert _lines(_handed(date='"n/a"'), "PL102") == []
+
+
+# The last items of any list, whatever it is called, joined as messages after a system
+# message written out: a window of the conversation sent.
+_SPREAD = (
+    'SYSTEM_PROMPT = "You are helpful."\n'
+    "\n"
+    "class Bot:\n"
+    "    def reply(self, client, text):\n"
+    "        self.recent = self.store.load(self.chat_id)[-10:]\n"
+    "        msgs = LIST\n"
+    '        return client.chat.completions.create(model="m", messages=msgs)\n'
+)
+_SYS = '{"role": "system", "content": SYSTEM_PROMPT}'
+_USER = '{"role": "user", "content": text}'
+
+
+def _spread(lst: str) -> str:
+    return _SPREAD.replace("LIST", lst)
+
+
+def test_a_window_of_any_list_spread_after_the_system_message_is_found() -> None:
+    assert _lines(_spread(f"[{_SYS}, *self.recent, {_USER}]"), "PL303") == [5]
+
+
+def test_a_window_of_any_list_added_after_the_system_message_is_found() -> None:
+    assert _lines(_spread(f"[{_SYS}] + self.recent + [{_USER}]"), "PL303") == [5]
+
+
+def test_a_window_spread_into_a_list_without_a_system_message_is_not_this_rule() -> None:
+    """No system message opens the list: nothing here says the items are messages after a
+    prefix."""
+    assert _lines(_spread(f"[{_USER}, *self.recent]"), "PL303") == []
+
+
+def test_a_window_put_in_the_list_as_one_item_is_not_spread() -> None:
+    assert _lines(_spread(f"[{_SYS}, self.recent]"), "PL303") == []
+
+
+def test_another_attribute_spread_after_the_system_message_is_not_the_window() -> None:
+    assert _lines(_spread(f"[{_SYS}, *self.pinned, {_USER}]"), "PL303") == []
+
+
+# A tail helper of another module of the project, imported by name and handed the history.
+def _project(tmp_path: Path, helper: str, call: str) -> list[tuple[str, int]]:
+    files = {
+        "app/__init__.py": "",
+        "app/utils.py": helper,
+        "app/bot.py": (
+            "from app.utils import last_n\n"
+            'SYSTEM_PROMPT = "You are helpful."\n'
+            "\n"
+            "def reply(client, history, text):\n"
+            '    msgs = [{"role": "system", "content": SYSTEM_PROMPT}, *CALL]\n'
+            '    return client.chat.completions.create(model="m", messages=msgs)\n'
+        ).replace("CALL", call),
+    }
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    found = lint_paths([str(tmp_path / "app")], LintConfig(), jobs=1).findings
+    return [(Path(f.path).name, f.line) for f in found if f.code == "PL303"]
+
+
+_TAIL = "def last_n(items, n):\n    return items[-n:]\n"
+
+
+def test_an_imported_tail_helper_handed_the_history_is_found(tmp_path: Path) -> None:
+    assert _project(tmp_path, _TAIL, "last_n(history, 10)") == [("bot.py", 5)]
+
+
+def test_an_imported_helper_that_keeps_the_first_items_is_no_window(tmp_path: Path) -> None:
+    head = "def last_n(items, n):\n    return items[:n]\n"
+    assert _project(tmp_path, head, "last_n(history, 10)") == []
+
+
+def test_an_imported_tail_helper_handed_another_list_is_no_window(tmp_path: Path) -> None:
+    assert _project(tmp_path, _TAIL, "last_n(documents, 10)") == []
