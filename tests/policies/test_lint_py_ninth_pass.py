@@ -296,3 +296,38 @@ def test_an_imported_helper_that_keeps_the_first_items_is_no_window(tmp_path: Pa
 
 def test_an_imported_tail_helper_handed_another_list_is_no_window(tmp_path: Path) -> None:
     assert _project(tmp_path, _TAIL, "last_n(documents, 10)") == []
+
+
+# A search made with the newest messages as its query: what it finds differs per request.
+_RECALLED = (
+    "def build(memory, messages, text):\n"
+    "    docs = memory.CALL(str(QUERY))\n"
+    '    note = SystemMessage(content=f"You remember: {docs}")\n'
+    '    return [SystemMessage(content="You are an agent."), note, *messages,'
+    " HumanMessage(content=text)]\n"
+)
+
+
+def _recalled(call: str = "get_relevant_documents", query: str = "messages[-10:]") -> str:
+    return _RECALLED.replace("CALL", call).replace("QUERY", query)
+
+
+def test_a_search_of_the_last_messages_written_into_a_system_message_is_found() -> None:
+    assert _lines(_recalled(), "PL304") == [2]
+
+
+def test_a_search_of_the_newest_message_written_into_a_system_message_is_found() -> None:
+    assert _lines(_recalled(query="messages[-1]"), "PL304") == [2]
+
+
+def test_a_search_of_the_first_messages_is_the_same_every_turn() -> None:
+    """`messages[:10]` is the conversation's fixed start: the query does not move."""
+    assert _lines(_recalled(query="messages[:10]"), "PL304") == []
+
+
+def test_a_search_of_the_last_items_of_another_list_is_not_the_request() -> None:
+    assert _lines(_recalled(query="catalogue[-10:]"), "PL304") == []
+
+
+def test_a_call_not_named_for_a_search_is_not_a_retrieval() -> None:
+    assert _lines(_recalled(call="render"), "PL304") == []
