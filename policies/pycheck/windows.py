@@ -20,9 +20,10 @@ A slice counts where it becomes the conversation sent: passed as `messages=`/`in
 user]`, also once rendered by a call, `text = format_chat_history(kept)` then `history=text`),
 returned, or bound to a name of the history; a slice of any list that
 is joined into text bound to a name of the history (`history = "\n".join(self.memory[-5:])`)
-is the history's text cut too, and a slice of any list joined as messages after a system
-message written out (`[system, *rows[-n:]]`, directly or through a local or attribute) is a
-window whatever the list is called. A tail helper may live in another module of the project,
+is the history's text cut too, and a slice of a list read by a call, named for nothing
+(`store.load(chat_id)[-n:]`), joined as messages after a system message written out into a
+list that is sent (`[system, *rows[-n:]]`, directly or through a local or attribute) is a
+window too. A tail helper may live in another module of the project,
 imported by name (`from app.utils import last_n`). A history is a name
 whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `transcript` or
 `msgs`, or a local bound to one (`items = state["messages"]`). Pure: a syntax tree in, findings out.
@@ -464,6 +465,8 @@ def _spread_after_system(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     of any list, whatever it is called, joined as messages into a list that opens with a
     system message written out, directly or through the local or attribute bound to them
     (`self.recent = store.load(chat_id)[-10:]`, then `*self.recent`) in the same function."""
+    if not (isinstance(node, ast.Subscript) and _unnamed_list(node.value, node, parents)):
+        return False
     parent = parents.get(id(node))
     if isinstance(parent, ast.IfExp) and parent.test is not node:
         node, parent = parent, parents.get(id(parent))  # `h[-n:] if h else []`
@@ -487,6 +490,20 @@ def _spread_after_system(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     return False
 
 
+def _unnamed_list(value: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """A list read by a call (`store.load(chat_id)`, awaited or not), or a local bound to
+    one: nothing names what it holds, so where it goes decides. A list named for something
+    (`state["documents"]`) is judged by that name elsewhere."""
+    if isinstance(value, ast.Name):
+        bound = _bound_to(value, at, parents)
+        if bound is None:
+            return False
+        value = bound
+    if isinstance(value, ast.Await):
+        value = value.value
+    return isinstance(value, ast.Call)
+
+
 def _stored(n: ast.Name | ast.Attribute) -> ast.expr:
     """`n` as if it were assigned to, so that a read compares equal to its binding."""
     if isinstance(n, ast.Name):
@@ -505,10 +522,16 @@ def _joined_after_system(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
             and len(display.elts) > 1
             and display.elts[0] is not parent
             and system_message(display.elts[0])
+            and _sent(display, parents, False)
         )
     if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add) and parent.right is node:
         left = parent.left
-        return isinstance(left, ast.List) and bool(left.elts) and system_message(left.elts[0])
+        return (
+            isinstance(left, ast.List)
+            and bool(left.elts)
+            and system_message(left.elts[0])
+            and _sent(parent, parents, False)
+        )
     return False
 
 

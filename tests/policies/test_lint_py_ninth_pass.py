@@ -219,7 +219,7 @@ def test_a_literal_moment_handed_with_the_history_is_not_reported() -> None:
     assert _lines(_handed(date='"n/a"'), "PL102") == []
 
 
-# The last items of any list, whatever it is called, joined as messages after a system
+# The last items of a list a call read (named for nothing) joined as messages after a system
 # message written out: a window of the conversation sent.
 _SPREAD = (
     'SYSTEM_PROMPT = "You are helpful."\n'
@@ -238,11 +238,11 @@ def _spread(lst: str) -> str:
     return _SPREAD.replace("LIST", lst)
 
 
-def test_a_window_of_any_list_spread_after_the_system_message_is_found() -> None:
+def test_a_window_of_a_loaded_list_spread_after_the_system_message_is_found() -> None:
     assert _lines(_spread(f"[{_SYS}, *self.recent, {_USER}]"), "PL303") == [5]
 
 
-def test_a_window_of_any_list_added_after_the_system_message_is_found() -> None:
+def test_a_window_of_a_loaded_list_added_after_the_system_message_is_found() -> None:
     assert _lines(_spread(f"[{_SYS}] + self.recent + [{_USER}]"), "PL303") == [5]
 
 
@@ -331,3 +331,11 @@ def test_a_search_of_the_last_items_of_another_list_is_not_the_request() -> None
 
 def test_a_call_not_named_for_a_search_is_not_a_retrieval() -> None:
     assert _lines(_recalled(call="render"), "PL304") == []
+
+
+def test_a_loaded_window_after_the_system_message_only_printed_is_not_sent() -> None:
+    src = _spread(f"[{_SYS}, *self.recent, {_USER}]").replace(
+        '        return client.chat.completions.create(model="m", messages=msgs)\n',
+        "        print(msgs)\n",
+    )
+    assert _lines(src, "PL303") == []
