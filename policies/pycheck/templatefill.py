@@ -28,6 +28,10 @@ from .windows import _is_history
 # LangChain's chat templates render to a message list by these methods.
 _RENDERS = frozenset({"format_messages", "aformat_messages", "format_prompt", "aformat_prompt"})
 _TEMPLATE_WORDS = frozenset({"prompt", "template"})
+# Words of a slot that names the present moment, not the time a record carries.
+_PRESENT = frozenset({"current", "now", "today"})
+# Owners that keep what they are given.
+_STORES = frozenset({"store", "db", "database", "repo", "repository", "cache", "log", "logger"})
 # Verbs of a call that keeps, shows or measures what it is given rather than asking a model.
 _KEEPS = frozenset(
     {"save", "store", "log", "add", "insert", "append", "record", "update", "write", "persist"}
@@ -78,13 +82,18 @@ def _handed_with_history(call: ast.Call, own: set[str], ctx: Context) -> None:
         return  # this class's own method: its body is here for the data-flow rules
     if set(words(name)) & (_KEEPS | SIDE_WORDS):
         return
+    if owner is not None and set(words(last_name(owner))) & _STORES:
+        return  # `self._store.new_epoch(..., time=t)`: a record written, no request built
     slots = [k for k in call.keywords if k.arg]
     if not any(k.arg and _is_history(ast.Name(id=k.arg)) for k in slots):
         return
     for k in slots:
         ws = set(words(k.arg or ""))
         if isinstance(k.value, ast.Constant) or not (
-            ws and ws <= _MOMENT_WORDS | {"date", "today"} and ws & _MOMENT_READINGS
+            ws
+            and ws <= _MOMENT_WORDS | {"date", "today"}
+            and ws & _MOMENT_READINGS
+            and ws & _PRESENT  # `current_date`, `now`: not a record's `time`
         ):
             continue
         kind = kind_of_name(k.arg or "")

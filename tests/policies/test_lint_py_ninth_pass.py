@@ -339,3 +339,13 @@ def test_a_loaded_window_after_the_system_message_only_printed_is_not_sent() -> 
         "        print(msgs)\n",
     )
     assert _lines(src, "PL303") == []
+
+
+def test_a_records_time_handed_with_the_messages_is_not_the_moment() -> None:
+    """`time=` names when a record was made (a store's write), not the present moment."""
+    src = _handed(call="new_epoch").replace("current_date=", "time=")
+    assert _lines(src, "PL101") + _lines(src, "PL102") == []
+
+
+def test_the_moment_handed_with_the_history_to_a_database_owner_is_not_reported() -> None:
+    assert _lines(_handed(owner="db", call="begin_turn"), "PL102") == []
