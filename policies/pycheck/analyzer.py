@@ -54,6 +54,7 @@ from .stepstate import check_step_state
 from .storewindow import check_store_windows
 from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
+from .templatefill import check_filled_templates
 from .templates import check_prompt_templates
 from .toolswap import (
     check_final_without_tools,
@@ -193,7 +194,7 @@ def check_python(
         ctx.foreign = imported.foreign(path)
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
-    check_windows(tree, ctx)
+    check_windows(tree, ctx, load)
     check_window_text_in_system(tree, ctx)
     check_store_windows(tree, ctx)
     check_loaded_windows(tree, ctx)
@@ -219,6 +220,7 @@ def check_python(
     check_final_without_tools(tree, ctx)
     check_system_replaced(tree, ctx)
     check_prompt_templates(tree, ctx)
+    check_filled_templates(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
         check_placement(tree, ctx, load)
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out

@@ -73,6 +73,22 @@ _SYSTEM_MESSAGE_CALL = re.compile(
 _SYSTEM_SETTER = re.compile(
     r"(?i)(^|\.)(add|set|append|update|with|use)_?system_?(message|prompt|instructions?)$"
 )
+_APPENDS = frozenset({"add", "append", "push"})
+
+
+def _appended_to_history(call: ast.Call) -> bool:
+    """`conversation.add_system_message(note)`: a system message added to a conversation
+    itself lands after its messages, as every added message does (`add_user_message`), not
+    ahead of them: no earlier byte of what is sent changes. A builder's or session's setter
+    (`Builder().add_system_message(t)`, `session.set_system_prompt(t)`) places the prompt."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and bool(set(words(func.attr)) & _APPENDS)
+        and is_history(func.value)
+    )
+
+
 _AGENT_KWARGS = {
     "system_message": "system message",
     "instruction": "agent instruction",
@@ -360,7 +376,7 @@ class SinkCheck:
                     ts = frozenset()
                 self.report(ts, Sink(f"system message ({short})", node.lineno, in_function))
         setter = node.func.attr if isinstance(node.func, ast.Attribute) else q
-        if _SYSTEM_SETTER.search(setter) and node.args:
+        if _SYSTEM_SETTER.search(setter) and node.args and not _appended_to_history(node):
             self.report(
                 self.ev.ev(node.args[0], env),
                 Sink(f"system prompt ({setter}())", node.lineno, in_function),

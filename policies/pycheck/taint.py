@@ -443,7 +443,8 @@ def _newest_message(node: ast.Subscript) -> bool:
 
 def _fetches_for_request(node: ast.Call) -> bool:
     """A call named for a search or a recall (its method or the object it is called on) that
-    is handed the current request: `memory.search(query=user_message)`."""
+    is handed the current request: `memory.search(query=user_message)`, or the newest messages
+    themselves (`memory.get_relevant_documents(str(messages[-10:]))`, `messages[-1]`)."""
     f = node.func
     names = [f.attr] if isinstance(f, ast.Attribute) else []
     if isinstance(f, ast.Attribute) and isinstance(f.value, (ast.Name, ast.Attribute)):
@@ -459,7 +460,25 @@ def _fetches_for_request(node: ast.Call) -> bool:
             )
             if names_request(name):
                 return True
+            if isinstance(n, ast.Subscript) and (_newest_message(n) or _newest_slice(n)):
+                return True
     return False
+
+
+def _newest_slice(node: ast.Subscript) -> bool:
+    """`messages[-10:]`: the last messages of a conversation, the newest among them."""
+    sl = node.slice
+    if not (
+        isinstance(sl, ast.Slice)
+        and sl.upper is None
+        and isinstance(sl.lower, ast.UnaryOp)
+        and isinstance(sl.lower.op, ast.USub)
+    ):
+        return False
+    v = node.value
+    name = v.id if isinstance(v, ast.Name) else v.attr if isinstance(v, ast.Attribute) else ""
+    ws = set(words(name))
+    return bool(ws & _CONVERSATION) and "system" not in ws
 
 
 def _mentions_git(node: ast.Call, consts: dict[str, str]) -> bool:

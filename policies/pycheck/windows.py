@@ -17,9 +17,14 @@ never leaves the scope owning it (`kept.never_leaves`) is sent nowhere and not r
 
 A slice counts where it becomes the conversation sent: passed as `messages=`/`input=`/
 `history=`/`chat_history=` (also through the locals it is joined into, `msgs = [system, *kept,
-user]`), returned, or bound to a name of the history; a slice of any list that
+user]`, also once rendered by a call, `text = format_chat_history(kept)` then `history=text`),
+returned, or bound to a name of the history; a slice of any list that
 is joined into text bound to a name of the history (`history = "\n".join(self.memory[-5:])`)
-is the history's text cut too. A history is a name
+is the history's text cut too, and a slice of a list read by a call, named for nothing
+(`store.load(chat_id)[-n:]`), joined as messages after a system message written out into a
+list that is sent (`[system, *rows[-n:]]`, directly or through a local or attribute) is a
+window too. A tail helper may live in another module of the project,
+imported by name (`from app.utils import last_n`). A history is a name
 whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `transcript` or
 `msgs`, or a local bound to one (`items = state["messages"]`). Pure: a syntax tree in, findings out.
 """
@@ -29,11 +34,12 @@ whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `tra
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..meaning import OVERFLOW_TEXT, SIDE_WORDS, identity_name, overflow_name, words
 from .context import Context
 from .kept import never_leaves
+from .runonce import _system as system_message
 from .syntax import callee, const_str, walk_no_defs
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
@@ -130,7 +136,9 @@ def _from_end(lower: ast.expr | None) -> bool:
     )
 
 
-def check_windows(tree: ast.Module, ctx: Context) -> None:
+def check_windows(
+    tree: ast.Module, ctx: Context, load: Callable[[str], ast.Module | None] | None = None
+) -> None:
     # `history` alone may be any log (test runs, prices): a slice of one counts only in a
     # file that builds chat messages (it mentions a `role`) or when passed as `messages=`.
     chat = any("role" in line for line in ctx.lines) or _builds_thread(tree)
@@ -140,7 +148,7 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             parents[id(child)] = node
     copies = _Copies(tree)
     windowing = _windowing_functions(tree)
-    tails = _tail_helpers(tree)
+    tails = _tail_helpers(tree) | _imported_tails(tree, ctx, load)
     inner: set[int] = set()  # parts of a summary-first list already reported
     adds: list[ast.Expr] = []  # `x.append(...)`/`x.extend(...)` statements, for the sequence
     for node in ast.walk(tree):
@@ -163,6 +171,7 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                     and _sent(node, parents, chat)
                 )
                 or _joined_into_history(node, parents)
+                or _spread_after_system(node, parents)
             )
         ):
             if not _in_side_task(node, parents) and not _kept_by_private_helper(
@@ -451,6 +460,81 @@ def _targets(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
     return node.targets if isinstance(node, ast.Assign) else [node.target]
 
 
+def _spread_after_system(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`[{"role": "system", ...}, *rows[-n:], user]` or `[system] + rows[-n:]`: the last items
+    of any list, whatever it is called, joined as messages into a list that opens with a
+    system message written out, directly or through the local or attribute bound to them
+    (`self.recent = store.load(chat_id)[-10:]`, then `*self.recent`) in the same function."""
+    if not (isinstance(node, ast.Subscript) and _unnamed_list(node.value, node, parents)):
+        return False
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.IfExp) and parent.test is not node:
+        node, parent = parent, parents.get(id(parent))  # `h[-n:] if h else []`
+    if _joined_after_system(node, parents):
+        return True
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1):
+        return False
+    target = parent.targets[0]
+    if not isinstance(target, (ast.Name, ast.Attribute)):
+        return False
+    key = ast.dump(target, include_attributes=False)
+    for n in _in_function(parent, parents):
+        if (
+            isinstance(n, (ast.Name, ast.Attribute))
+            and isinstance(n.ctx, ast.Load)
+            and getattr(n, "lineno", 0) > parent.lineno
+            and ast.dump(_stored(n), include_attributes=False) == key
+            and _joined_after_system(n, parents)
+        ):
+            return True
+    return False
+
+
+def _unnamed_list(value: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """A list read by a call (`store.load(chat_id)`, awaited or not), or a local bound to
+    one: nothing names what it holds, so where it goes decides. A list named for something
+    (`state["documents"]`) is judged by that name elsewhere."""
+    if isinstance(value, ast.Name):
+        bound = _bound_to(value, at, parents)
+        if bound is None:
+            return False
+        value = bound
+    if isinstance(value, ast.Await):
+        value = value.value
+    return isinstance(value, ast.Call)
+
+
+def _stored(n: ast.Name | ast.Attribute) -> ast.expr:
+    """`n` as if it were assigned to, so that a read compares equal to its binding."""
+    if isinstance(n, ast.Name):
+        return ast.Name(id=n.id, ctx=ast.Store())
+    return ast.Attribute(value=n.value, attr=n.attr, ctx=ast.Store())
+
+
+def _joined_after_system(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`node` spread into a list display after its first element, a system message, or added
+    after such a display (`[system] + node`)."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Starred):
+        display = parents.get(id(parent))
+        return (
+            isinstance(display, ast.List)
+            and len(display.elts) > 1
+            and display.elts[0] is not parent
+            and system_message(display.elts[0])
+            and _sent(display, parents, False)
+        )
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add) and parent.right is node:
+        left = parent.left
+        return (
+            isinstance(left, ast.List)
+            and bool(left.elts)
+            and system_message(left.elts[0])
+            and _sent(parent, parents, False)
+        )
+    return False
+
+
 def _passed_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
     """`trimmed = messages[-8:]` then `self.chat(messages=trimmed, system=system)`: the window
     bound to a local that a later call of the same function is given as its messages."""
@@ -483,10 +567,24 @@ def _joined_later(name: str, line: int, body: list[ast.AST]) -> set[str]:
     while grew:
         grew = False
         for target, value in joins:
-            if target not in names and any(_listed(value, x) and x != target for x in names):
+            if target not in names and any(
+                (_listed(value, x) or _rendered_from(value, x)) and x != target for x in names
+            ):
                 names.add(target)
                 grew = True
     return names
+
+
+def _rendered_from(value: ast.expr, name: str) -> bool:
+    """`text = format_chat_history(kept)`: a call handed the list itself (awaited or not, not
+    measured by `len`) gives it back in another form, the window rendered as text or records
+    that a later request still takes as its history."""
+    if isinstance(value, ast.Await):
+        value = value.value
+    if not isinstance(value, ast.Call) or callee(value) in ("len", "bool", "isinstance"):
+        return False
+    given = [*value.args, *(k.value for k in value.keywords)]
+    return any(isinstance(a, ast.Name) and a.id == name for a in given)
 
 
 def _in_function(at: ast.AST, parents: dict[int, ast.AST]) -> Iterator[ast.AST]:
@@ -1391,6 +1489,32 @@ def _tail_helpers(tree: ast.Module) -> dict[str, int]:
             ):
                 out[fn.name] = params.index(v.value.id)
                 break
+    return out
+
+
+def _imported_tails(
+    tree: ast.Module, ctx: Context, load: Callable[[str], ast.Module | None] | None
+) -> dict[str, int]:
+    """The tail helpers of the project's other modules that this file imports by name
+    (`from app.utils import last_n`) and calls with a history: each module read only where
+    such a call is made (`load` finds it among the project's files)."""
+    if load is None:
+        return {}
+    wanted = {
+        c.func.id
+        for c in ast.walk(tree)
+        if isinstance(c, ast.Call)
+        and isinstance(c.func, ast.Name)
+        and "." in ctx.imports.get(c.func.id, "")
+        and any(_is_history(a) or _keyed_history(a) for a in c.args)
+    }
+    out: dict[str, int] = {}
+    for name in wanted:
+        module, _, original = ctx.imports[name].rpartition(".")
+        other = load(module)
+        at = _tail_helpers(other).get(original) if other is not None else None
+        if at is not None:
+            out[name] = at
     return out
 
 
