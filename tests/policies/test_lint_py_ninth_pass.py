@@ -10,11 +10,7 @@ from pathlib import Path
 
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import lint_paths, lint_source
-
-
-def _lines(src: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(src, "agent.py") if f.code == code]
-
+from tests.helpers.lintfind import lines_of
 
 _RENDERED = (
     "class Flow:\n"
@@ -31,12 +27,12 @@ def _rendered(render: str = "format_chat_history(recent)", sent: str = "chat_his
 
 
 def test_a_window_rendered_by_a_call_and_handed_on_as_the_history_is_found() -> None:
-    assert _lines(_rendered(), "PL303") == [4]
+    assert lines_of(_rendered(), "PL303") == [4]
 
 
 def test_an_awaited_rendering_handed_on_as_the_history_is_found() -> None:
     src = _rendered(render="await self.render(recent)", sent="history")
-    assert _lines(src, "PL303") == [4]
+    assert lines_of(src, "PL303") == [4]
 
 
 def test_a_window_cut_in_place_and_rendered_for_the_request_is_found() -> None:
@@ -49,22 +45,22 @@ def test_a_window_cut_in_place_and_rendered_for_the_request_is_found() -> None:
         "        formatted = format_chat_history(chat_history)\n"
         '        return await self.bot.run(history=formatted, summary=state["summary"])  # prompt\n'
     )
-    assert _lines(src, "PL303") == [5]
+    assert lines_of(src, "PL303") == [5]
 
 
 def test_the_window_measured_and_handed_on_is_no_window() -> None:
     """`len(recent)` is a count, not the messages."""
-    assert _lines(_rendered(render="len(recent)"), "PL303") == []
+    assert lines_of(_rendered(render="len(recent)"), "PL303") == []
 
 
 def test_a_rendered_window_handed_on_as_a_query_is_no_history() -> None:
     """Handed to the call as something other than its history (a search query)."""
-    assert _lines(_rendered(sent="query"), "PL303") == []
+    assert lines_of(_rendered(sent="query"), "PL303") == []
 
 
 def test_a_rendering_of_another_list_is_not_followed() -> None:
     """The call is handed the whole history, not the window: nothing of the cut is sent."""
-    assert _lines(_rendered(render="format_chat_history(chat_history)"), "PL303") == []
+    assert lines_of(_rendered(render="format_chat_history(chat_history)"), "PL303") == []
 
 
 # A chat template of another module rendered with the history in one slot and a clock in
@@ -92,21 +88,21 @@ def _filled(history: str = "history=history,", date: str = "current_date") -> st
 
 
 def test_a_clock_in_a_chat_template_rendered_with_the_history_is_found() -> None:
-    assert _lines(_filled(), "PL102") == [12]
+    assert lines_of(_filled(), "PL102") == [12]
 
 
 def test_the_template_rendered_by_its_imported_name_is_found_too() -> None:
     src = _filled().replace("self.prompt.format_messages", "CHATBOT_PROMPT.format_messages")
-    assert _lines(src, "PL102") == [12]
+    assert lines_of(src, "PL102") == [12]
 
 
 def test_a_template_rendered_without_the_history_is_one_request() -> None:
     """No conversation slot: the rendered messages are one request's own text."""
-    assert _lines(_filled(history=""), "PL102") == []
+    assert lines_of(_filled(history=""), "PL102") == []
 
 
 def test_a_date_written_out_as_a_literal_is_no_clock() -> None:
-    assert _lines(_filled(date='"unknown"'), "PL102") == []
+    assert lines_of(_filled(date='"unknown"'), "PL102") == []
 
 
 def test_a_slot_not_named_for_a_volatile_value_is_not_reported() -> None:
@@ -121,18 +117,18 @@ def test_a_template_written_in_this_module_is_left_to_the_rules_that_read_it() -
         'CHATBOT_PROMPT = Template([("human", "{user_query} (today: {current_date})"),'
         ' ("placeholder", "{history}")])\n',
     )
-    assert _lines(src, "PL102") == []
+    assert lines_of(src, "PL102") == []
 
 
 def test_a_summary_request_rendered_with_the_history_is_a_side_task() -> None:
     src = _filled().replace("async def run(", "async def summarize(")
-    assert _lines(src, "PL102") == []
+    assert lines_of(src, "PL102") == []
 
 
 def test_a_receiver_not_named_for_a_prompt_is_not_a_template() -> None:
     src = _filled().replace("self.prompt = CHATBOT_PROMPT", "self.store = MESSAGE_STORE")
     src = src.replace("self.prompt.format_messages", "self.store.format_messages")
-    assert _lines(src, "PL102") == []
+    assert lines_of(src, "PL102") == []
 
 
 # A system message added to the conversation itself lands after its messages.
@@ -152,21 +148,21 @@ def _added(receiver: str = "conversation", setter: str = "add_system_message") -
 
 
 def test_a_system_message_added_to_the_conversation_is_no_prefix() -> None:
-    assert _lines(_added(), "PL101") == []
+    assert lines_of(_added(), "PL101") == []
 
 
 def test_a_system_message_appended_to_the_history_is_no_prefix() -> None:
-    assert _lines(_added(receiver="history", setter="append_system_message"), "PL101") == []
+    assert lines_of(_added(receiver="history", setter="append_system_message"), "PL101") == []
 
 
 def test_a_system_prompt_set_on_the_conversation_is_still_the_prefix() -> None:
     """`set_system_prompt` places the prompt ahead of the messages: the clock there is found."""
-    assert _lines(_added(setter="set_system_prompt"), "PL101") == [5]
+    assert lines_of(_added(setter="set_system_prompt"), "PL101") == [5]
 
 
 def test_a_system_message_added_through_a_builder_is_still_the_prefix() -> None:
     """A builder (not the conversation) is given the system message it puts first."""
-    assert _lines(_added(receiver="builder"), "PL101") == [5]
+    assert lines_of(_added(receiver="builder"), "PL101") == [5]
 
 
 # The moment handed to another object's method together with the conversation.
@@ -196,27 +192,27 @@ def _handed(
 
 
 def test_the_moment_handed_with_the_history_to_another_objects_method_is_found() -> None:
-    assert _lines(_handed(), "PL102") == [9]
+    assert lines_of(_handed(), "PL102") == [9]
 
 
 def test_the_moment_handed_without_the_history_is_not_reported() -> None:
-    assert _lines(_handed(history=""), "PL102") == []
+    assert lines_of(_handed(history=""), "PL102") == []
 
 
 def test_the_moment_handed_with_the_history_to_a_store_is_not_reported() -> None:
     """`save(...)` keeps them: no request is built."""
-    assert _lines(_handed(owner="store", call="save"), "PL102") == []
+    assert lines_of(_handed(owner="store", call="save"), "PL102") == []
 
 
 def test_the_moment_handed_to_this_class_s_own_method_is_left_to_the_data_flow() -> None:
     """`self.run(...)` of a class that defines `run` nowhere near a prompt: its body is here."""
     src = _handed(owner="x", call="run").replace("self.x.run(", "self.run(")
     src += "\n    def run(self, history, current_date):\n        return len(history)\n"
-    assert _lines(src, "PL102") == []
+    assert lines_of(src, "PL102") == []
 
 
 def test_a_literal_moment_handed_with_the_history_is_not_reported() -> None:
-    assert _lines(_handed(date='"n/a"'), "PL102") == []
+    assert lines_of(_handed(date='"n/a"'), "PL102") == []
 
 
 # The last items of a list a call read (named for nothing) joined as messages after a system
@@ -239,25 +235,25 @@ def _spread(lst: str) -> str:
 
 
 def test_a_window_of_a_loaded_list_spread_after_the_system_message_is_found() -> None:
-    assert _lines(_spread(f"[{_SYS}, *self.recent, {_USER}]"), "PL303") == [5]
+    assert lines_of(_spread(f"[{_SYS}, *self.recent, {_USER}]"), "PL303") == [5]
 
 
 def test_a_window_of_a_loaded_list_added_after_the_system_message_is_found() -> None:
-    assert _lines(_spread(f"[{_SYS}] + self.recent + [{_USER}]"), "PL303") == [5]
+    assert lines_of(_spread(f"[{_SYS}] + self.recent + [{_USER}]"), "PL303") == [5]
 
 
 def test_a_window_spread_into_a_list_without_a_system_message_is_not_this_rule() -> None:
     """No system message opens the list: nothing here says the items are messages after a
     prefix."""
-    assert _lines(_spread(f"[{_USER}, *self.recent]"), "PL303") == []
+    assert lines_of(_spread(f"[{_USER}, *self.recent]"), "PL303") == []
 
 
 def test_a_window_put_in_the_list_as_one_item_is_not_spread() -> None:
-    assert _lines(_spread(f"[{_SYS}, self.recent]"), "PL303") == []
+    assert lines_of(_spread(f"[{_SYS}, self.recent]"), "PL303") == []
 
 
 def test_another_attribute_spread_after_the_system_message_is_not_the_window() -> None:
-    assert _lines(_spread(f"[{_SYS}, *self.pinned, {_USER}]"), "PL303") == []
+    assert lines_of(_spread(f"[{_SYS}, *self.pinned, {_USER}]"), "PL303") == []
 
 
 # A tail helper of another module of the project, imported by name and handed the history.
@@ -313,24 +309,24 @@ def _recalled(call: str = "get_relevant_documents", query: str = "messages[-10:]
 
 
 def test_a_search_of_the_last_messages_written_into_a_system_message_is_found() -> None:
-    assert _lines(_recalled(), "PL304") == [2]
+    assert lines_of(_recalled(), "PL304") == [2]
 
 
 def test_a_search_of_the_newest_message_written_into_a_system_message_is_found() -> None:
-    assert _lines(_recalled(query="messages[-1]"), "PL304") == [2]
+    assert lines_of(_recalled(query="messages[-1]"), "PL304") == [2]
 
 
 def test_a_search_of_the_first_messages_is_the_same_every_turn() -> None:
     """`messages[:10]` is the conversation's fixed start: the query does not move."""
-    assert _lines(_recalled(query="messages[:10]"), "PL304") == []
+    assert lines_of(_recalled(query="messages[:10]"), "PL304") == []
 
 
 def test_a_search_of_the_last_items_of_another_list_is_not_the_request() -> None:
-    assert _lines(_recalled(query="catalogue[-10:]"), "PL304") == []
+    assert lines_of(_recalled(query="catalogue[-10:]"), "PL304") == []
 
 
 def test_a_call_not_named_for_a_search_is_not_a_retrieval() -> None:
-    assert _lines(_recalled(call="render"), "PL304") == []
+    assert lines_of(_recalled(call="render"), "PL304") == []
 
 
 def test_a_loaded_window_after_the_system_message_only_printed_is_not_sent() -> None:
@@ -338,14 +334,14 @@ def test_a_loaded_window_after_the_system_message_only_printed_is_not_sent() -> 
         '        return client.chat.completions.create(model="m", messages=msgs)\n',
         "        print(msgs)\n",
     )
-    assert _lines(src, "PL303") == []
+    assert lines_of(src, "PL303") == []
 
 
 def test_a_records_time_handed_with_the_messages_is_not_the_moment() -> None:
     """`time=` names when a record was made (a store's write), not the present moment."""
     src = _handed(call="new_epoch").replace("current_date=", "time=")
-    assert _lines(src, "PL101") + _lines(src, "PL102") == []
+    assert lines_of(src, "PL101") + lines_of(src, "PL102") == []
 
 
 def test_the_moment_handed_with_the_history_to_a_database_owner_is_not_reported() -> None:
-    assert _lines(_handed(owner="db", call="begin_turn"), "PL102") == []
+    assert lines_of(_handed(owner="db", call="begin_turn"), "PL102") == []
