@@ -905,7 +905,75 @@ def _bounded_history(node: ast.Assign | ast.AnnAssign, tree: ast.Module) -> bool
             for n in ast.walk(fn)
         ):
             return True
+        if _handed_back_whole(fn, holds):
+            return True
     return False
+
+
+def _handed_back_whole(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, holds: Callable[[ast.expr], bool]
+) -> bool:
+    """The function returns the queue's messages, as they are or rendered one by one into text
+    (`messages = list(self.conversations[chat_id])`, a loop writing each message's role and
+    content into the parts joined and returned): its caller is handed the whole window to send.
+    Not a count or one message picked by its position (`len(messages)`, `messages[0].timestamp`),
+    which says nothing of the conversation."""
+    whole: set[str] = set()
+    items: set[str] = set()  # each message of a loop over them: any field of it is carried
+
+    def carries(value: ast.expr) -> bool:
+        parents = {id(c): p for p in ast.walk(value) for c in ast.iter_child_nodes(p)}
+        for x in ast.walk(value):
+            if isinstance(x, ast.Name) and x.id in items:
+                return True
+            if isinstance(x, ast.Name) and x.id in whole:
+                if not _picked(x, parents, keyed=False):
+                    return True
+            elif (
+                isinstance(x, (ast.Name, ast.Attribute))
+                and holds(x)
+                and not _picked(x, parents, keyed=True)
+            ):
+                return True
+        return False
+
+    for _ in range(4):  # a few rounds settle the short chains of locals a renderer builds
+        size = len(whole) + len(items)
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and carries(n.value):
+                whole.update(t.id for t in n.targets if isinstance(t, ast.Name))
+            elif isinstance(n, (ast.For, ast.AsyncFor)) and carries(n.iter):
+                items.update(t.id for t in ast.walk(n.target) if isinstance(t, ast.Name))
+            elif (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in {"append", "extend"}
+                and isinstance(n.func.value, ast.Name)
+                and any(carries(a) for a in n.args)
+            ):
+                whole.add(n.func.value.id)
+        if len(whole) + len(items) == size:
+            break
+    return any(
+        isinstance(n, ast.Return) and n.value is not None and carries(n.value) for n in ast.walk(fn)
+    )
+
+
+def _picked(x: ast.AST, parents: dict[int, ast.AST], *, keyed: bool) -> bool:
+    """`len(x)`, `x[0]`, `x[-1].timestamp`: a count or one item by its position, not the
+    messages; a slice keeps them, and so does a store's lookup by key where `keyed`
+    (`self.conversations[chat_id]`, one conversation)."""
+    up = parents.get(id(x))
+    while isinstance(up, ast.Subscript) and up.value is x:
+        key = up.slice
+        if not (
+            isinstance(key, ast.Slice)
+            or (keyed and not isinstance(key, (ast.Constant, ast.UnaryOp)))
+        ):
+            return True  # one item by its position
+        keyed = False
+        x, up = up, parents.get(id(up))
+    return isinstance(up, ast.Call) and _name(up.func) == "len"
 
 
 def _cut_when_long(node: ast.If) -> bool:

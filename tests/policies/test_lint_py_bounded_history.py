@@ -54,3 +54,39 @@ def test_a_bounded_history_the_module_never_sends_is_no_window() -> None:
     """Kept for display: the request is given only the newest message."""
     src = _src(sent='[{"role": "user", "content": user_message}]')
     assert lines_of(src, "PL303", "bot.py") == []
+
+
+_KEEPER = (
+    "from collections import defaultdict, deque\n"
+    "\n"
+    "class Keeper:\n"
+    "    def __init__(self, n):\n"
+    "        self.conversations = defaultdict(lambda: deque(maxlen=n))\n"
+    "\n"
+    "    def add(self, chat_id, text):\n"
+    '        self.conversations[chat_id].append({"role": "user", "content": text})\n'
+    "\n"
+    "    def context(self, chat_id, system_prompt):\n"
+    "        messages = list(self.conversations[chat_id])\n"
+    "        parts = [system_prompt]\n"
+    "        for m in messages:\n"
+    "            parts.append(f\"{m['role']}: {m['content']}\")\n"
+    "        return RETURNED\n"
+)
+
+
+def test_a_bounded_queue_rendered_whole_and_handed_back_is_a_window() -> None:
+    """The caller is handed every kept message after the system prompt: the window it sends."""
+    src = _KEEPER.replace("RETURNED", '"\\n".join(parts)')
+    assert lines_of(src, "PL303", "keeper.py") == [5]
+    src = _KEEPER.replace("RETURNED", "messages")
+    assert lines_of(src, "PL303", "keeper.py") == [5]
+
+
+def test_a_count_or_one_message_of_a_bounded_queue_handed_back_is_no_window() -> None:
+    """Statistics of the queue (its length, its oldest message's time) send no conversation."""
+    for returned in ("len(messages)", "messages[0]['content']", "{'n': len(messages)}"):
+        src = _KEEPER.replace("RETURNED", returned)
+        assert lines_of(src, "PL303", "keeper.py") == [], returned
+    src = _KEEPER.replace("RETURNED", "len(self.conversations[chat_id])")
+    assert lines_of(src, "PL303", "keeper.py") == []
