@@ -1,10 +1,12 @@
 """Prefix findings dropped where the prompt goes only into one-shot requests: a function whose
-every request sends a message list written out in the call itself, a system message and at
-most one user message, none of them drawn from a conversation
+every request sends a message list written out in the function itself, system messages and at
+most one user message (the last), none of them drawn from a conversation
 (`llm.invoke([SystemMessage(content=prompt)])`, `create(messages=[system, user])` with both
-names bound to such messages). No history follows that system prompt and no later request
-extends the list, so the request's own subject written into it (the current request, PL304
-"ahead of the conversation history"; an id it is about, PL103) breaks no repeated prefix: two
+names bound to such messages, or a list opened with a system message and grown, outside any
+loop, by appends of messages written out there). No history follows that system prompt and no
+later request extends the list, so the request's own subject written into it (the current
+request, PL304 "ahead of the conversation history"; an id it is about, PL103; a step or count,
+PL106) breaks no repeated prefix: two
 such requests never share it anyway. A clock or a file tree there is still reported: it changes
 between requests that are otherwise the same, and the static text after it is lost. The
 function is the one holding the prompt's line, or the function of this file that a finding's
@@ -29,7 +31,7 @@ from .syntax import callee
 
 _USER_CLASSES = frozenset({"HumanMessage", "UserMessage"})
 
-_CODES = frozenset({VOLATILE_CODES["random"], "PL304"})
+_CODES = frozenset({VOLATILE_CODES["random"], VOLATILE_CODES["runtime"], "PL304"})
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -89,9 +91,10 @@ def _one_shot(fn: _Fn) -> bool:
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     bound.setdefault(t.id, []).append(node.value)
+    grown = _appended(fn, nodes)
     for name, values in bound.items():
         if len(values) == 1 and isinstance(values[0], ast.List):
-            lists[name] = list(values[0].elts)
+            lists[name] = list(values[0].elts) + [a.args[0] for a in grown.get(name, [])]
     sent_names: set[str] = set()
     sends = 0
     for node in nodes:
@@ -121,6 +124,7 @@ def _one_shot(fn: _Fn) -> bool:
                 and node.id == name
                 and isinstance(node.ctx, ast.Load)
                 and not _argument_of_send(node, nodes)
+                and not any(node is _receiver(a) for a in grown.get(name, []))
             ):
                 return False
             if isinstance(node, ast.AugAssign) and _named(node.target, name):
@@ -129,16 +133,56 @@ def _one_shot(fn: _Fn) -> bool:
 
 
 def _short_fresh(elts: list[ast.expr], bound: dict[str, list[ast.expr]]) -> bool:
-    """A system message and at most one user message, each written out here (or a name bound
-    once to one), none of them carrying a history."""
+    """System messages and at most one user message, the last, each written out here (or a
+    name bound once to one), none of them carrying a history: a request with no conversation
+    in it, however its system text is split."""
     items = [_resolved(e, bound) for e in elts]
-    if not items or len(items) > 2 or not _system(items[0]):
+    if not items or not _system(items[0]):
         return False
     if not all(_message(i) for i in items):
         return False
-    if len(items) == 2 and not _user(items[1]):
+    if not all(_system(i) for i in items[:-1]) or not (_system(items[-1]) or _user(items[-1])):
         return False
     return not any(_history(n) for i in items for n in ast.walk(i) if isinstance(n, ast.expr))
+
+
+def _receiver(call: ast.Call) -> ast.expr | None:
+    """`messages` of `messages.append(...)`."""
+    return call.func.value if isinstance(call.func, ast.Attribute) else None
+
+
+def _appended(fn: _Fn, nodes: list[ast.AST]) -> dict[str, list[ast.Call]]:
+    """`messages.append({...})` statements of `fn` outside its loops, each adding one message
+    written out here, by the list's name: the list grown once per call, not a conversation
+    grown by replies. A name also grown any other way (in a loop, by `extend`, by a message
+    that comes from elsewhere) is left out, so its list stays unknown."""
+    loops = [n for n in nodes if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
+    inside = {id(x) for loop in loops for x in ast.walk(loop)}
+    out: dict[str, list[ast.Call]] = {}
+    spoilt: set[str] = set()
+    for node in nodes:
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.attr in {"append", "extend", "insert", "__iadd__"}
+        ):
+            continue
+        name = node.func.value.id
+        if (
+            node.func.attr == "append"
+            and id(node) not in inside
+            and len(node.args) == 1
+            and _message(node.args[0])
+        ):
+            out.setdefault(name, []).append(node)
+        else:
+            spoilt.add(name)
+    for name in spoilt:
+        out.pop(name, None)
+    for calls in out.values():
+        calls.sort(key=lambda c: (c.lineno, c.col_offset))  # in the order they run
+    return out
 
 
 def _resolved(e: ast.expr, bound: dict[str, list[ast.expr]]) -> ast.expr:
