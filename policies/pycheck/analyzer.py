@@ -31,7 +31,11 @@ from .history import check_history
 from .inspected import drop_inspected
 from .instancemode import drop_instance_modes
 from .lastonly import check_last_only
-from .livelist import check_live_list_in_system
+from .livelist import (
+    check_live_list_in_system,
+    check_state_dumped_in_system,
+    drop_order_of_dumped_state,
+)
 from .loadedwindow import check_loaded_windows
 from .looptools import check_loop_tools
 from .measured import drop_measured
@@ -209,6 +213,7 @@ def check_python(
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)
+    check_state_dumped_in_system(tree, ctx)
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)
     check_tool_swaps(tree, ctx)
@@ -241,6 +246,7 @@ def check_python(
     found = drop_started_once(tree, found, callers)
     found = drop_run_once(tree, found)
     found = drop_one_shot(tree, found)
+    found = drop_order_of_dumped_state(found)
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

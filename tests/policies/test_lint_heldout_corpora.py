@@ -391,14 +391,20 @@ CORPORA = (
             "ts": {"volatile": (2, 2), "structural": (4, 6), "precision": (14, 15)},
             # Python 3/5, 3/6, 7/11 -> 5/5, 6/6, 12/14 by branch h30py9 (a window rendered
             # for the request, a chat template's clock slot and the moment handed with the
-            # history, a search of the newest messages, a message added to the conversation).
-            "py": {"volatile": (5, 5), "structural": (6, 6), "precision": (12, 14)},
+            # history, a search of the newest messages, a message added to the conversation);
+            # 12/14 -> 12/13 by branch h30py10 (a plan step's one-shot request grown by
+            # written-out messages).
+            "py": {"volatile": (5, 5), "structural": (6, 6), "precision": (12, 13)},
         },
         # Scored once, by the lead, with the round's final rules (main 49853de7: the eighth
         # and ninth passes), its 26 unlabelled findings judged in findings.toml (1 true).
         test={
             "ts": {"volatile": (0, 0), "structural": (3, 5), "precision": (5, 25)},
-            "py": {"volatile": (0, 1), "structural": (1, 4), "precision": (1, 6)},
+            # Raised after its one scoring (development floors now): Python 0/1, 1/4, 1/6 ->
+            # 0/1, 3/4, 4/7 by branch h30py10 (a bounded queue of messages a method hands
+            # back rendered whole; state handed in per request and dumped into the system
+            # prompt ahead of the history, no longer read as key order).
+            "py": {"volatile": (0, 1), "structural": (3, 4), "precision": (4, 7)},
         },
     ),
 )

@@ -7,7 +7,7 @@ message from elsewhere still report; a clock there is still reported (real8's ru
 
 from __future__ import annotations
 
-from tests.helpers.lintfind import lines_of
+from tests.helpers.lintfind import line_codes, lines_of
 
 _STEP = (
     "class Executor:\n"
@@ -67,3 +67,50 @@ def test_a_clock_in_a_split_one_shot_prompt_is_still_reported() -> None:
         "    )\n"
     )
     assert lines_of(src, "PL101", "answer.py") != []
+
+
+_DUMPED = (
+    "import json\n"
+    "class Adapter:\n"
+    "    def _system(self, state, mode):\n"
+    "        return f'Mode {mode.upper()}. State: {json.dumps(state)}'\n"
+    "\n"
+    "    def reply(self, message, history, state, mode):\n"
+    "        system_prompt = self._system(STATE, mode)\n"
+    '        messages = [{"role": "system", "content": system_prompt}]\n'
+    "        for turn in HISTORY:\n"
+    '            messages.append({"role": turn["role"], "content": turn["content"]})\n'
+    '        messages.append({"role": "user", "content": message})\n'
+    '        return self.client.chat.completions.create(model="m", messages=messages)\n'
+)
+
+
+def _dumped(state: str = "state", history: str = "history") -> str:
+    return _DUMPED.replace("STATE", state).replace("HISTORY", history)
+
+
+def test_state_handed_in_per_request_and_dumped_ahead_of_the_history_is_pl304() -> None:
+    assert lines_of(_dumped(), "PL304", "adapter.py") == [4]
+
+
+def test_a_setting_kept_on_the_object_and_dumped_is_not() -> None:
+    assert lines_of(_dumped(state="self.state"), "PL304", "adapter.py") == []
+
+
+def test_state_dumped_into_a_one_shot_request_is_not() -> None:
+    """No history follows: the loop walks a list the function does not take per call."""
+    assert lines_of(_dumped(history="[]"), "PL304", "adapter.py") == []
+
+
+def test_a_parameter_the_builder_only_formats_is_not() -> None:
+    src = _dumped().replace("json.dumps(state)", "state")
+    assert lines_of(src, "PL304", "adapter.py") == []
+
+
+def test_a_dump_of_per_request_state_is_reported_as_state_not_as_key_order() -> None:
+    """The unsorted dump's PL202 gives way to the PL304 that still reports the breaker; a
+    setting's dump keeps its PL202."""
+    assert ("PL202" in {c for _, c in line_codes(_dumped(), "adapter.py")}) is False
+    assert lines_of(_dumped(), "PL304", "adapter.py") == [4]
+    kept = line_codes(_dumped(state="self.state"), "adapter.py")
+    assert (4, "PL202") in kept
