@@ -397,7 +397,12 @@ CORPORA = (
         # Scored once, by the lead, with the round's final rules (main 49853de7: the eighth
         # and ninth passes), its 26 unlabelled findings judged in findings.toml (1 true).
         test={
-            "ts": {"volatile": (0, 0), "structural": (3, 5), "precision": (5, 25)},
+            # Raised after its one scoring (development floors now): TS 0/0, 3/5, 5/25 ->
+            # 0/0, 5/5, 7/12 by branch h30ts10 (requests judged by what they are handed: a
+            # system prompt and one user text, recent turns quoted in a one-shot request; a
+            # title request over a chat its own request sends with no system prompt; a
+            # store's newest rows, sorted descending, replayed after the system prompt).
+            "ts": {"volatile": (0, 0), "structural": (5, 5), "precision": (7, 12)},
             "py": {"volatile": (0, 1), "structural": (1, 4), "precision": (1, 6)},
         },
     ),
