@@ -139,6 +139,33 @@ def _bare_requests(src: Source) -> dict[int, list[Node]]:
     return out
 
 
+def _sent_here(src: Source, array: Node) -> bool:
+    """Whether the function that writes `array` sends it itself: as the `messages` of a request
+    (`{ model, messages: promptMessages }`), directly or through the local it is bound to. A
+    builder that returns the list is sent where its callers send it, not seen here."""
+    fn = array.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    if fn is None:
+        return False
+    holder = array.parent
+    names = {src.text(array)}
+    if holder is not None and holder.type == "variable_declarator":
+        names.add(src.text(holder.child_by_field_name("name")))
+    for p in walk(fn):
+        if p.type == "pair" and key_name(src, p.child_by_field_name("key")) == "messages":
+            value = p.child_by_field_name("value")
+            if value is not None and src.text(unwrap(value)) in names:
+                return True
+        elif (
+            p.type == "shorthand_property_identifier"
+            and src.text(p) == "messages"
+            and "messages" in names
+        ):
+            return True
+    return False
+
+
 def _handed_bare(src: Source, request: Node, name: str) -> bool:
     """Whether the history a request sends is a parameter of its function that no call in
     this file hands a list starting with a system message (`callOpenAI([{ role: "system" },
@@ -204,7 +231,7 @@ def check_other_prefix(src: Source) -> list[Finding]:
         if bare is None:
             bare = _bare_requests(src)
         plain = [b for b in bare.get(key, []) if _function(b) != _function(n)]
-        if plain:
+        if plain and _sent_here(src, n):
             # The conversation's own request sends the history with no system prompt; this
             # one puts a system message of its own ahead of the same history.
             out.append(

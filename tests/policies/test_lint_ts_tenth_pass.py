@@ -204,3 +204,13 @@ def test_the_newest_rows_shown_and_not_sent_are_no_window() -> None:
         "    ...recent.reverse().map((m) => ({ role: m.role, content: m.content })),\n", ""
     )
     assert lines_of(shown, "PL303", "bot.ts") == []
+
+
+def test_a_builder_that_returns_the_titled_list_is_not_judged_here() -> None:
+    # The list is returned, not sent: where it goes is its callers' business.
+    built = _TITLE.replace(
+        "  const response = await generateText({ model, messages: promptMessages })\n"
+        "  return response.text\n",
+        "  return promptMessages\n",
+    )
+    assert lines_of(built, "PL305", "ai.ts") == []
