@@ -17,7 +17,16 @@ from tree_sitter import Node
 
 from ..findings import Finding
 from ..meaning import HISTORY_WORDS, words
-from .syntax import FUNCTIONS, Source, key_name, string_value, unwrap, walk
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    callee_name,
+    function_name,
+    key_name,
+    string_value,
+    unwrap,
+    walk,
+)
 
 _OWNERS = ("class_declaration", "class", "program")
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemChatMessage"})
@@ -98,9 +107,118 @@ def _owner(node: Node) -> Node:
     return p if p is not None else node
 
 
+def _bare_requests(src: Source) -> dict[int, list[Node]]:
+    """By owner: requests that send a history with no system prompt (`generateText({ model,
+    messages })`, `messages` named for the conversation, no `system` beside it)."""
+    out: dict[int, list[Node]] = {}
+    for n in walk(src.root):
+        if n.type != "object":
+            continue
+        keys: dict[str, Node] = {}
+        for p in n.named_children:
+            if p.type == "pair":
+                k = key_name(src, p.child_by_field_name("key"))
+                v = p.child_by_field_name("value")
+                if k is not None and v is not None:
+                    keys[k] = v
+            elif p.type == "shorthand_property_identifier":
+                keys[src.text(p)] = p
+            elif p.type == "spread_element":
+                keys = {}
+                break
+        sent = keys.get("messages")
+        if "model" not in keys or sent is None or keys.keys() & _SYSTEM_KEYS:
+            continue
+        sent = unwrap(sent)
+        if (
+            sent.type in ("identifier", "shorthand_property_identifier")
+            and set(words(src.text(sent))) & HISTORY_WORDS
+            and _handed_bare(src, n, src.text(sent))
+        ):
+            out.setdefault(_owner(n).id, []).append(n)
+    return out
+
+
+def _sent_here(src: Source, array: Node) -> bool:
+    """Whether the function that writes `array` sends it itself: as the `messages` of a request
+    (`{ model, messages: promptMessages }`), directly or through the local it is bound to. A
+    builder that returns the list is sent where its callers send it, not seen here."""
+    fn = array.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    if fn is None:
+        return False
+    holder = array.parent
+    names = {src.text(array)}
+    if holder is not None and holder.type == "variable_declarator":
+        names.add(src.text(holder.child_by_field_name("name")))
+    for p in walk(fn):
+        if p.type == "pair" and key_name(src, p.child_by_field_name("key")) == "messages":
+            value = p.child_by_field_name("value")
+            if value is not None and src.text(unwrap(value)) in names:
+                return True
+        elif (
+            p.type == "shorthand_property_identifier"
+            and src.text(p) == "messages"
+            and "messages" in names
+        ):
+            return True
+    return False
+
+
+def _handed_bare(src: Source, request: Node, name: str) -> bool:
+    """Whether the history a request sends is a parameter of its function that no call in
+    this file hands a list starting with a system message (`callOpenAI([{ role: "system" },
+    ...history])` sends a system prompt after all, through the helper)."""
+    fn = request.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    params = fn.child_by_field_name("parameters") if fn is not None else None
+    if fn is None or params is None:
+        return False
+    declared = [src.text(p.child_by_field_name("pattern") or p) for p in params.named_children]
+    if name not in declared:
+        return False
+    position = declared.index(name)
+    fname = function_name(src, fn)
+    for c in walk(src.root):
+        if c.type != "call_expression" or not fname or callee_name(src, c) != fname:
+            continue
+        args = c.child_by_field_name("arguments")
+        given = args.named_children if args is not None else []
+        if len(given) <= position:
+            continue
+        arg = unwrap(given[position])
+        if arg.type == "identifier":
+            arg = _declared_in(src, c, src.text(arg)) or arg
+        if (
+            arg.type == "array"
+            and arg.named_children
+            and _system_text(src, arg.named_children[0]) is not None
+        ):
+            return False
+    return True
+
+
+def _declared_in(src: Source, at: Node, name: str) -> Node | None:
+    """The value `name` is declared with in the function around `at`."""
+    fn = at.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    for d in walk(fn) if fn is not None else []:
+        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
+            value = d.child_by_field_name("value")
+            return unwrap(value) if value is not None else None
+    return None
+
+
+_SYSTEM_KEYS = frozenset({"system", "instructions", "systemInstruction", "systemPrompt"})
+
+
 def check_other_prefix(src: Source) -> list[Finding]:
     out: list[Finding] = []
     first: dict[int, tuple[Node, str]] = {}
+    bare: dict[int, list[Node]] | None = None  # made once, when a list first asks
     for n in walk(src.root):
         if n.type != "array" or not n.named_children:
             continue
@@ -110,6 +228,24 @@ def check_other_prefix(src: Source) -> list[Finding]:
         content, at = found
         key = _owner(n).id
         text = src.text(content)
+        if bare is None:
+            bare = _bare_requests(src)
+        plain = [b for b in bare.get(key, []) if _function(b) != _function(n)]
+        if plain and _sent_here(src, n):
+            # The conversation's own request sends the history with no system prompt; this
+            # one puts a system message of its own ahead of the same history.
+            out.append(
+                src.finding(
+                    at,
+                    "PL305",
+                    f"the conversation is sent here under a system prompt of its own "
+                    f"(`{text[:60]}`), while the request at line {src.pos(plain[0])[0]} sends it "
+                    "with none: this request reads nothing of the conversation's cached prefix "
+                    "and the whole history is sent again uncached; send it as the conversation "
+                    "is sent and put the task in the newest message",
+                )
+            )
+            continue
         if key not in first:
             first[key] = (content, text)
             continue

@@ -372,8 +372,19 @@ class _Index:
 
     def sites(self, fn: Node) -> list[Site]:
         if fn.id not in self._sites:
-            self._sites[fn.id] = self._find_sites(fn)
+            self._sites[fn.id] = [self._looped(s, fn) for s in self._find_sites(fn)]
         return self._sites[fn.id]
+
+    def _looped(self, site: Site, fn: Node) -> Site:
+        """A one-shot request made inside a loop of `fn` is sent again on the next pass with
+        the same prefix (a request per item of a list): the next pass reads its cache, so it
+        counts as a conversation's request."""
+        if site.kind != ONE_SHOT:
+            return site
+        for n in self._own(fn):
+            if n.type in _LOOPS and n.start_point[0] + 1 < site.line <= n.end_point[0] + 1:
+                return Site(site.line, CONVERSATION, f"{site.reason}, in a loop")
+        return site
 
     def _find_sites(self, fn: Node) -> list[Site]:
         out: list[Site] = []
@@ -402,22 +413,106 @@ class _Index:
                     or (_names_prompt(callee) and not self._hands_history(n))
                 ):
                     continue
-                if set(words(callee)) & _ASKING and any(
-                    self._fresh_pair(unwrap(a)) for a in arguments(n)
+                if not set(words(callee)) & _ASKING or any(
+                    unwrap(a).type == "object"
+                    and (_keys(self.src, unwrap(a)) or {}).keys() & _REQUEST_KEYS
+                    for a in arguments(n)
                 ):
-                    # `this.invokeModel(model, [{ role: 'system', ... }, { role: 'user', ... }])`
-                    out.append(Site(_line(n), ONE_SHOT, "a fresh system and user message"))
-                elif (
-                    set(words(callee)) & _ASKING
-                    and not any(
-                        unwrap(a).type == "object"
-                        and (_keys(self.src, unwrap(a)) or {}).keys() & _REQUEST_KEYS
-                        for a in arguments(n)
-                    )
-                    and not self._asks_nothing(n)
-                ):
+                    continue
+                handed = self._handed(n, fn)
+                if handed == _RECORD or self._asks_nothing(n):
+                    continue
+                if handed == ONE_SHOT:
+                    # `this.invokeModel(model, [{ role: 'system', ... }, { role: 'user', ... }])`,
+                    # `callLLM(systemPrompt, user)`: what it is handed holds no history
+                    out.append(Site(_line(n), ONE_SHOT, "a fresh system prompt and user text"))
+                else:
                     out.append(Site(_line(n), CONVERSATION, f"`{callee}` not read"))
         return out
+
+    def _handed(self, call: Node, fn: Node) -> str:
+        """What a call known only by its asking name is handed, as the kind of request it
+        makes: CONVERSATION where any argument carries a history (a spread, a list that is
+        not a fresh pair, a name for a conversation, an object holding one); ONE_SHOT where it
+        is handed a fresh message list (`[{ role: "system" }, { role: "user" }]`, or a local
+        declared so and never grown) or a system prompt's text with the other arguments
+        holding no history (`callActionLLM(systemPrompt, user, options)`); _RECORD where its
+        arguments are records with nothing to ask (`tracker.trackCall({ purpose, model })`).
+        Anything else (one text handed to an object that may keep the chat: `chat.send(q)`)
+        is a conversation."""
+        args = [unwrap(a) for a in arguments(call)]
+        if any(self._holds_history(a, fn) for a in args):
+            return CONVERSATION
+        if any(self._fresh_list(a, fn) for a in args):
+            return ONE_SHOT
+        if args and all(a.type == "object" and self._record(a) for a in args):
+            return _RECORD
+        texts = [a for a in args if a.type in ("identifier", "member_expression")]
+        if any(set(words(_last_name(self.src, a))) & {"system", "instructions"} for a in texts):
+            return ONE_SHOT
+        return CONVERSATION
+
+    def _holds_history(self, arg: Node, fn: Node) -> bool:
+        if arg.type == "spread_element":
+            return True
+        if arg.type == "array":
+            return not self._fresh_pair(arg)
+        if arg.type == "object":
+            for p in arg.named_children:
+                # `{ ...modelConfig, max_tokens }`: settings, unless named for a chat
+                if (
+                    p.type == "spread_element"
+                    and p.named_children
+                    and _history_named(_last_name(self.src, unwrap(p.named_children[0])))
+                ):
+                    return True
+                if p.type == "shorthand_property_identifier" and _history_named(self.src.text(p)):
+                    return True
+                if p.type == "pair":
+                    key = key_name(self.src, p.child_by_field_name("key")) or ""
+                    value = p.child_by_field_name("value")
+                    if _history_named(key) or (
+                        value is not None and self._holds_history(unwrap(value), fn)
+                    ):
+                        return True
+            return False
+        if arg.type in ("identifier", "member_expression"):
+            if self._fresh_list(arg, fn):
+                return False  # `const messages = [system, user]`: named so, built fresh
+            if _history_named(_last_name(self.src, arg)):
+                return True
+            if arg.type == "identifier":
+                return self._local_list(arg, fn) and not self._fresh_list(arg, fn)
+        return False
+
+    def _local_list(self, ident: Node, fn: Node) -> bool:
+        """Whether a local of `fn` is declared as a list (an array literal)."""
+        name = self.src.text(ident)
+        return any(
+            n.type == "variable_declarator"
+            and self.src.text(n.child_by_field_name("name")) == name
+            and (v := n.child_by_field_name("value")) is not None
+            and unwrap(v).type == "array"
+            for n in self._own(fn)
+        )
+
+    def _fresh_list(self, arg: Node, fn: Node) -> bool:
+        """A fresh pair, literal or a local declared as one and never grown or reassigned."""
+        if arg.type == "array":
+            return self._fresh_pair(arg)
+        return (
+            arg.type == "identifier"
+            and self._local_list(arg, fn)
+            and self._local_kind(self.src.text(arg), fn) == ONE_SHOT
+        )
+
+    def _record(self, obj: Node) -> bool:
+        """An object with nothing a model could be asked with: no message, prompt, text or
+        system prompt among its keys (a tracker's or a logger's record)."""
+        keys = _keys(self.src, obj)
+        return keys is not None and not any(
+            set(words(k)) & _ASKED_WITH or k in _REQUEST_KEYS | _USER_TEXT for k in keys
+        )
 
     def _asks_nothing(self, call: Node) -> bool:
         """A call of a function this file defines (`generateFollowUpQuestions(content)`,
@@ -504,13 +599,7 @@ class _Index:
         return False
 
     def _fresh_pair(self, arg: Node) -> bool:
-        """A literal list of system, developer and user messages, each a literal object."""
-        if arg.type != "array":
-            return False
-        items = [unwrap(c) for c in arg.named_children if c.type != "comment"]
-        return bool(items) and all(
-            i.type == "object" and _role(self.src, i) in _ONE_SHOT_ROLES for i in items
-        )
+        return fresh_pair(self.src, arg)
 
     def _request_like(self, obj: Node) -> bool:
         return any(
@@ -574,6 +663,41 @@ class _Index:
             return CONVERSATION
         kinds = {self._value_kind(v, fn) for v in values}
         return ONE_SHOT if kinds == {ONE_SHOT} else CONVERSATION
+
+
+# The kind of a call handed only records (a tracker's, a logger's): no request at all.
+_RECORD = "record"
+# Words of a key that a model could be asked with: a record holding none asks nothing.
+_ASKED_WITH = frozenset(
+    {"message", "messages", "prompt", "text", "content", "query", "question", "system", "input"}
+    | {"instructions", "history", "conversation", "chat", "contents", "user"}
+)
+# Last words of a name that says it is about a conversation, not the conversation itself.
+_ABOUT = frozenset({"id", "ids", "name", "count", "length", "title", "type", "key", "url"})
+
+
+def _history_named(name: str) -> bool:
+    """A name for a conversation (`history`, `chatMessages`), not one about it (`sessionId`)."""
+    ws = words(name)
+    return bool(ws) and bool(set(ws) & HISTORY_WORDS) and ws[-1] not in _ABOUT
+
+
+def _last_name(src: Source, node: Node) -> str:
+    """`this.state.systemPrompt` -> `systemPrompt`; an identifier's own name."""
+    if node.type == "member_expression":
+        prop = node.child_by_field_name("property")
+        return src.text(prop) if prop is not None else ""
+    return src.text(node)
+
+
+def fresh_pair(src: Source, arg: Node) -> bool:
+    """A literal list of system, developer and user messages, each a literal object."""
+    if arg.type != "array":
+        return False
+    items = [unwrap(c) for c in arg.named_children if c.type != "comment"]
+    return bool(items) and all(
+        i.type == "object" and _role(src, i) in _ONE_SHOT_ROLES for i in items
+    )
 
 
 def _sql(src: Source, call: Node) -> bool:
@@ -724,7 +848,25 @@ def _string_parameter(
     )
 
 
-_KEEP_ORDER = frozenset({"map", "filter"})
+# Calls that keep a window's items (in their order, or all of them turned round: rows read
+# newest first are `reverse`d into the history's order).
+_KEEP_ORDER = frozenset({"map", "filter", "reverse"})
+
+
+def rows_sent(src: Source, read: Node) -> bool:
+    """Whether the rows a store read returns (`await Message.find(q).sort(...).limit(n)`) are
+    bound to a local that is sent after a system prompt (spread, pushed item by item,
+    concatenated or beside it), however the collection is named."""
+    holder = read.parent
+    while holder is not None and holder.type in ("await_expression", "parenthesized_expression"):
+        holder = holder.parent
+    if holder is None or holder.type != "variable_declarator":
+        return False
+    fn = holder.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    name = src.text(holder.child_by_field_name("name"))
+    return fn is not None and _name_sent(src, fn, name)
 
 
 def window_sent(

@@ -21,7 +21,7 @@ from tree_sitter import Node
 from ..findings import Finding
 from ..meaning import HISTORY_WORDS, OVERFLOW_TEXT, SIDE_WORDS, words
 from ..meaning import overflow_name as _overflow_name
-from .reach import text_handed_in, window_sent
+from .reach import fresh_pair, rows_sent, text_handed_in, window_sent
 from .storewindow import oldest_first
 from .syntax import (
     FUNCTIONS,
@@ -284,6 +284,22 @@ def _newest_of_store(src: Source, call: Node) -> bool:
     return False
 
 
+def _sorted_newest_first(src: Source, call: Node) -> bool:
+    """`.sort({ createdAt: -1 }).limit(n)`, `.sort("-createdAt")`, `.orderBy(col, "desc")`:
+    the call chain a `limit` ends reads the newest rows first."""
+    fn = call.child_by_field_name("function")
+    obj = fn.child_by_field_name("object") if fn is not None else None
+    while obj is not None and unwrap(obj).type == "call_expression":
+        obj = unwrap(obj)
+        if callee_name(src, obj) in ("sort", "orderBy"):
+            text = "".join(src.text(a) for a in arguments(obj)).replace(" ", "").lower()
+            if ":-1" in text or "desc" in text or text.startswith(('"-', "'-")):
+                return True
+        f = obj.child_by_field_name("function")
+        obj = f.child_by_field_name("object") if f is not None else None
+    return False
+
+
 def _not_system(ws: set[str]) -> bool:
     """Not named for the system prompt: `systemMessages` is not the history, while
     `nonSystemMessages` (the history with the system messages taken out) is."""
@@ -543,7 +559,11 @@ def check_windows(src: Source) -> list[Finding]:
             # once the provider rejects it as too long (reported once, at the outermost call).
             add(n, f"the request is truncated when it overflows (`{name}`)", _OVERFLOW)
             continue
-        if name == "limit" and args and _newest_of_store(src, n):
+        if (
+            name == "limit"
+            and args
+            and (_newest_of_store(src, n) or (_sorted_newest_first(src, n) and rows_sent(src, n)))
+        ):
             add(n, f"the stored messages are read back to a count (`{_short(src, n)}`)")
             continue
         fn = n.child_by_field_name("function")
@@ -558,6 +578,7 @@ def check_windows(src: Source) -> list[Finding]:
             and not _for_side_request(src, n)
             and not _excerpted(src, n)
             and not _kept_in_record(src, n)
+            and not _flattened_for_one_shot(src, n)
         ):
             what = f"the conversation is cut to its last messages (`{_short(src, n)}`)"
             add(_method_at(n), what)
@@ -896,6 +917,59 @@ def _excerpted(src: Source, window: Node) -> bool:
     return False
 
 
+def _flattened_for_one_shot(src: Source, window: Node) -> bool:
+    """The window is made into one text (`recent.slice(-6).map(fmt).join("\n")`, or a local
+    of it read only through `.join`) in a function whose request is a fresh system and user
+    pair: recent turns quoted in a one-shot request's user text, not a history sent as
+    messages after a prefix that a later request reads again."""
+    fn = function_of(window)
+    if fn is None or not any(
+        a.type == "array" and fresh_pair(src, a) and "system" in src.text(a) for a in walk(fn)
+    ):
+        return False
+    n = window
+    for _ in range(4):
+        member = n.parent
+        call = member.parent if member is not None else None
+        if member is None or member.type != "member_expression" or call is None:
+            break
+        if call.type != "call_expression":
+            break
+        if callee_name(src, call) == "join":
+            return True
+        n = call
+    holder = n.parent
+    if holder is None or holder.type != "variable_declarator":
+        return False
+    name = src.text(holder.child_by_field_name("name"))
+    uses = [
+        x
+        for x in walk(fn)
+        if x.type == "identifier"
+        and src.text(x) == name
+        and x.parent is not holder
+        and x.parent is not None
+        and x.parent.id != holder.id
+    ]
+    return bool(uses) and all(
+        u.parent is not None
+        and u.parent.type == "member_expression"
+        and src.text(u.parent.child_by_field_name("property")) == "join"
+        for u in uses
+    )
+
+
+def _quotes_recent_turns(src: Source, node: Node) -> bool:
+    """A negative slice of a list made into one text: the last turns quoted (an excerpt)."""
+    return (
+        node.type == "call_expression"
+        and callee_name(src, node) == "slice"
+        and len(arguments(node)) == 1
+        and _negative(src, arguments(node)[0])
+        and _flattened_for_one_shot(src, node)
+    )
+
+
 def _excerpt_text(src: Source, content: Node) -> bool:
     """A user message's text made of excerpts of the conversation: its value (or the local
     it names) maps the messages to texts each cut to a length."""
@@ -913,7 +987,9 @@ def _excerpt_text(src: Source, content: Node) -> bool:
             if local is not None and local.id != value.id:
                 nodes.append(local)
     return any(
-        c.type == "call_expression" and _maps_to_cuts(src, c) for v in nodes for c in walk(v)
+        c.type == "call_expression" and (_maps_to_cuts(src, c) or _quotes_recent_turns(src, c))
+        for v in nodes
+        for c in walk(v)
     )
 
 

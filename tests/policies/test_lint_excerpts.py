@@ -33,9 +33,23 @@ def test_ts_excerpts_of_the_last_turns_are_no_window_and_no_side_request() -> No
     assert _codes(EXTRACT_TS.replace("TEXT", "${m.content.slice(0, 500)}"), "x.ts") == []
 
 
-def test_ts_the_whole_last_turns_are_still_a_window_and_a_side_request() -> None:
-    codes = _codes(EXTRACT_TS.replace("TEXT", "${m.content}"), "x.ts")
-    assert codes == ["PL303", "PL305"]
+def test_ts_the_last_turns_quoted_whole_in_a_one_shot_request_are_an_excerpt_too() -> None:
+    # The last 20 turns made into one text under a fresh system and user pair: an excerpt of
+    # the recent turns (the labels' rule for a consolidator's last six), not the history.
+    assert _codes(EXTRACT_TS.replace("TEXT", "${m.content}"), "x.ts") == []
+
+
+def test_ts_the_whole_conversation_quoted_is_still_a_side_request() -> None:
+    whole = EXTRACT_TS.replace("TEXT", "${m.content}").replace("    .slice(-20)\n", "")
+    assert _codes(whole, "x.ts") == ["PL305"]
+
+
+def test_ts_the_last_turns_sent_as_messages_are_still_a_window() -> None:
+    sent = EXTRACT_TS.replace(
+        '      { role: "user", content: conversationText },\n',
+        "      ...messages.slice(-20),\n",
+    )
+    assert "PL303" in _codes(sent, "x.ts")
 
 
 CLASSIFY_PY = """async def classify(llm, state):
