@@ -23,6 +23,7 @@ from .syntax import (
     callee_name,
     function_name,
     key_name,
+    object_pairs,
     string_value,
     unwrap,
     walk,
@@ -112,20 +113,10 @@ def _bare_requests(src: Source) -> dict[int, list[Node]]:
     messages })`, `messages` named for the conversation, no `system` beside it)."""
     out: dict[int, list[Node]] = {}
     for n in walk(src.root):
-        if n.type != "object":
+        # a spread may bring a system prompt in: such a request is not known to be bare
+        if n.type != "object" or any(c.type == "spread_element" for c in n.named_children):
             continue
-        keys: dict[str, Node] = {}
-        for p in n.named_children:
-            if p.type == "pair":
-                k = key_name(src, p.child_by_field_name("key"))
-                v = p.child_by_field_name("value")
-                if k is not None and v is not None:
-                    keys[k] = v
-            elif p.type == "shorthand_property_identifier":
-                keys[src.text(p)] = p
-            elif p.type == "spread_element":
-                keys = {}
-                break
+        keys = object_pairs(src, n)
         sent = keys.get("messages")
         if "model" not in keys or sent is None or keys.keys() & _SYSTEM_KEYS:
             continue
