@@ -16,7 +16,15 @@ import re
 from tree_sitter import Node
 
 from ..findings import Finding
-from .syntax import FUNCTIONS, Source, callee_name, function_of, key_name, unwrap, walk
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    callee_name,
+    declared_value,
+    key_name,
+    unwrap,
+    walk,
+)
 
 _CHAIN_ID = re.compile(r"previous_?response_?id|prev\w*Resp\w*Id|previous_?id", re.I)
 _NONE = frozenset({"undefined", "null"})
@@ -43,15 +51,6 @@ def _guarded(src: Source, value: Node | None, chain: frozenset[str]) -> Node | N
         return yes
     if src.text(unwrap(yes)) in _NONE:
         return no
-    return None
-
-
-def _declared(src: Source, ident: Node) -> Node | None:
-    name = src.text(ident)
-    fn = function_of(ident)
-    for d in walk(fn) if fn is not None else ():
-        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
-            return d.child_by_field_name("value")
     return None
 
 
@@ -86,7 +85,7 @@ def _instructions_built(src: Source, obj: Node) -> tuple[Node, Node] | None:
             continue
         built = _guarded(src, value, frozenset(chain))
         if built is None and unwrap(value).type in ("identifier", "shorthand_property_identifier"):
-            built = _guarded(src, _declared(src, unwrap(value)), frozenset(chain))
+            built = _guarded(src, declared_value(src, unwrap(value)), frozenset(chain))
         return (p, built) if built is not None else None
     return None
 

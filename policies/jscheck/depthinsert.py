@@ -15,7 +15,7 @@ from tree_sitter import Node
 
 from ..findings import Finding
 from .structure import is_history
-from .syntax import FUNCTIONS, Source, arguments, callee_name, unwrap, walk
+from .syntax import Source, arguments, callee_name, declared_value, unwrap, walk
 
 _WHY = (
     "the text is inserted a fixed number of messages back from the end, so as the conversation "
@@ -24,24 +24,12 @@ _WHY = (
 )
 
 
-def _declared(src: Source, ident: Node) -> Node | None:
-    """The value `ident` is declared with in the function around it."""
-    name = src.text(ident)
-    scope = ident.parent
-    while scope is not None and scope.type not in FUNCTIONS:
-        scope = scope.parent
-    for d in walk(scope) if scope is not None else ():
-        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
-            return d.child_by_field_name("value")
-    return None
-
-
 def _from_end(src: Source, index: Node, listed: str) -> bool:
     """`messages.length - depth` (also inside `Math.max(1, ...)`, or bound to a local first),
     with an offset that is not the end's own place (0) or the newest message's (1)."""
     node = unwrap(index)
     if node.type == "identifier":
-        value = _declared(src, node)
+        value = declared_value(src, node)
         if value is None:
             return False
         node = unwrap(value)

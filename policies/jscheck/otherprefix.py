@@ -21,6 +21,7 @@ from .syntax import (
     FUNCTIONS,
     Source,
     callee_name,
+    declared_value,
     function_name,
     key_name,
     object_pairs,
@@ -181,7 +182,8 @@ def _handed_bare(src: Source, request: Node, name: str) -> bool:
             continue
         arg = unwrap(given[position])
         if arg.type == "identifier":
-            arg = _declared_in(src, c, src.text(arg)) or arg
+            bound = declared_value(src, c, src.text(arg))
+            arg = unwrap(bound) if bound is not None else arg
         if (
             arg.type == "array"
             and arg.named_children
@@ -189,18 +191,6 @@ def _handed_bare(src: Source, request: Node, name: str) -> bool:
         ):
             return False
     return True
-
-
-def _declared_in(src: Source, at: Node, name: str) -> Node | None:
-    """The value `name` is declared with in the function around `at`."""
-    fn = at.parent
-    while fn is not None and fn.type not in FUNCTIONS:
-        fn = fn.parent
-    for d in walk(fn) if fn is not None else []:
-        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
-            value = d.child_by_field_name("value")
-            return unwrap(value) if value is not None else None
-    return None
 
 
 _SYSTEM_KEYS = frozenset({"system", "instructions", "systemInstruction", "systemPrompt"})

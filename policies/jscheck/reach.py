@@ -34,6 +34,7 @@ from .syntax import (
     Source,
     arguments,
     callee_name,
+    declared_value,
     function_name,
     key_name,
     string_value,
@@ -802,24 +803,12 @@ def text_handed_in(src: Source, content: Node, conversation_named: Callable[[str
         if conversation_named(src.text(x)):
             named.append(x)
             continue
-        value = _declared(src, x)  # `sample`, made from the transcript
+        value = declared_value(src, x)  # `sample`, made from the transcript
         if value is not None:
             named += [
                 y for y in walk(value) if y.type == "identifier" and conversation_named(src.text(y))
             ]
     return bool(named) and all(_string_parameter(src, x, conversation_named, 0) for x in named)
-
-
-def _declared(src: Source, ident: Node) -> Node | None:
-    """The value a name is declared with in the function around it."""
-    name = src.text(ident)
-    fn = ident.parent
-    while fn is not None and fn.type not in FUNCTIONS:
-        fn = fn.parent
-    for d in walk(fn) if fn is not None else []:
-        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
-            return d.child_by_field_name("value")
-    return None
 
 
 def _string_parameter(
@@ -839,7 +828,7 @@ def _string_parameter(
             return kind is not None and src.text(kind).lstrip(": ").strip() == "string"
     if depth >= 2:
         return False
-    value = _declared(src, ident)
+    value = declared_value(src, ident)
     if value is None:
         return False
     inner = [x for x in walk(value) if x.type == "identifier" and conversation_named(src.text(x))]
@@ -948,7 +937,7 @@ def _concatenated_after_system(src: Source, use: Node) -> bool:
         return False
     head = unwrap(head)
     if head.type == "identifier":
-        value = _declared(src, head)
+        value = declared_value(src, head)
         head = unwrap(value) if value is not None else head
     return head.type == "array" and _after_system_head(src, head)
 
@@ -995,7 +984,7 @@ def _pushed_after_system(src: Source, loop: Node, name: str) -> bool:
         target = fn.child_by_field_name("object") if fn is not None else None
         if target is None or target.type != "identifier":
             continue
-        value = _declared(src, target)
+        value = declared_value(src, target)
         if value is not None and unwrap(value).type == "array" and _after_system_head(src, value):
             return True
     return False
@@ -1049,7 +1038,7 @@ def _after_system(src: Source, spread: Node) -> bool:
     target = fn.child_by_field_name("object") if fn is not None else None
     if target is None or target.type != "identifier":
         return False
-    value = _declared(src, target)
+    value = declared_value(src, target)
     if value is None or unwrap(value).type != "array":
         return False
     if unwrap(value).named_children:
@@ -1095,7 +1084,7 @@ def _system_item(src: Source, item: Node) -> bool:
     `[system, ...recent]`)."""
     item = unwrap(item)
     if item.type == "identifier":
-        value = _declared(src, item)
+        value = declared_value(src, item)
         item = unwrap(value) if value is not None else item
     return _role(src, item) == "system"
 

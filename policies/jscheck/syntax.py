@@ -149,6 +149,17 @@ def function_of(node: Node) -> Node | None:
     return p
 
 
+def declared_value(src: Source, at: Node, name: str | None = None) -> Node | None:
+    """The value the local `name` (by default `at`'s own text: an identifier) is declared with
+    in the function around `at` (the first `const`/`let`/`var` of that name there), or None."""
+    name = src.text(at) if name is None else name
+    fn = function_of(at)
+    for d in walk(fn) if fn is not None else ():
+        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
+            return d.child_by_field_name("value")
+    return None
+
+
 def unwrap(node: Node) -> Node:
     while node.type in TRANSPARENT and node.named_child_count:
         node = node.named_children[0]

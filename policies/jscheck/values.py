@@ -803,15 +803,7 @@ class Evaluator:
         values = [_field_of(self.src, r, prop) for r in returned]
         if any(v is None for v in values):
             return None
-        args = arguments(call)
-        out: set[Taint] = set()
-        for x in self._union(values):
-            if x.kind == "param":
-                if x.line < len(args):
-                    out |= self.taints(args[x.line])
-            elif not 0 <= x.param < len(args):
-                out.add(x)
-        return frozenset(out)
+        return self._bind(self._union(values), arguments(call))
 
     def _bookkeeping(self, value: Node) -> list[Node | None]:
         """The identity and bookkeeping fields of the record `value` is (an object literal, or
@@ -1007,8 +999,14 @@ class Evaluator:
         return self._returns[fn.id]
 
     def _apply(self, fn: Node, args: list[Node], at: Node) -> Taints:
+        return self._bind(self.returns(fn), args)
+
+    def _bind(self, found: Iterable[Taint], args: list[Node]) -> Taints:
+        """`found` (a function's taints) at a call handed `args`: a parameter's stands for the
+        taints of the argument in its place; the rest are kept unless they came from a
+        parameter that the call fills."""
         out: set[Taint] = set()
-        for x in self.returns(fn):
+        for x in found:
             if x.kind == "param":
                 if x.line < len(args):
                     out |= self.taints(args[x.line])
