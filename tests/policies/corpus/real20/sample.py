@@ -12,8 +12,8 @@ MANIFEST.tsv and SKIPPED.txt.
 
 As real19's wrapper, with real20's quota (50 projects a language): the shared `Draw` with
 real10's strata (`realsample.real10_draw`) and `--quota N`; block 3 (the `search-N` rows) runs
-with real15's `ReserveDraw` through the shared `realsample.reserve_step`. It never reads a file's meaning,
-only counts matching lines and eligible files.
+with real15's `ReserveDraw` through the shared `realsample.reserve_step`. It never reads a
+file's meaning, only counts matching lines and eligible files.
 """
 
 from __future__ import annotations
