@@ -1,4 +1,4 @@
-"""real11 to real19, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real20, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference): each one's draw and labels hold together, and (slow,
 where the project snapshots are on this machine) the linter's figures on both halves.
 
@@ -427,6 +427,36 @@ CORPORA = (
             # dumped into the system prompt ahead of the history, no longer read as key order).
             "py": {"volatile": (0, 1), "structural": (3, 4), "precision": (4, 7)},
         },
+    ),
+    HeldOut(
+        "real20",
+        labels=46,
+        breakers={("test", "volatile"): 4, ("test", "structural"): 18}
+        | {("dev", "volatile"): 8, ("dev", "structural"): 16},
+        # the first draw took 46 TypeScript and 22 Python projects (quotas of 50 a language
+        # stated; both lists of six names a fragment ended first, so every name was tried);
+        # two volatile steps over the code-search reserve (the second: it ended); a volatile
+        # step over the main list found no untried name. The test half's 10 volatile breakers
+        # wanted are not met (3; 14 structural of 12 wanted), and no population was added
+        first=(46, 22),
+        quota=50,
+        # then amendment 2 (the lead's top-up: names 7 to 12 of the same forty listings, blocks
+        # 4 and 5): seven volatile steps over them (the seventh: the tried names ended); the
+        # 175 fetches allowed ended first, so block 5's last 31 names were never tried. The
+        # test half holds 4 volatile (10 wanted) and 18 structural breakers
+        steps=(8, 1, 8, 8, 8, 8, 8, 8, 4),
+        untried=31,
+        # First run (policies/ as on main c5338248, after every label of both halves was
+        # committed), its 13 unlabelled findings judged in findings.toml (5 true, 8 false).
+        # Amendment 2's 28 development-half files (same rules, after they were labelled):
+        # TypeScript 2/3, 2/7, 11/18 -> 3/4, 2/10, 15/37; Python 2/4, 2/5, 5/6 -> 2/4, 2/6,
+        # 5/8 (its 19 new unlabelled findings judged: 2 true, 17 false).
+        dev={
+            "ts": {"volatile": (3, 4), "structural": (2, 10), "precision": (15, 37)},
+            "py": {"volatile": (2, 4), "structural": (2, 6), "precision": (5, 8)},
+        },
+        # Scored once, by the lead, with the round's final rules; empty until then.
+        test={},
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
