@@ -450,10 +450,13 @@ CORPORA = (
         # committed), its 13 unlabelled findings judged in findings.toml (5 true, 8 false).
         # Amendment 2's 28 development-half files (same rules, after they were labelled):
         # TypeScript 2/3, 2/7, 11/18 -> 3/4, 2/10, 15/37; Python 2/4, 2/5, 5/6 -> 2/4, 2/6,
-        # 5/8 (its 19 new unlabelled findings judged: 2 true, 17 false).
+        # 5/8 (its 19 new unlabelled findings judged: 2 true, 17 false). Scored again with the
+        # project around each file (the scorer's way since this round), before any rule saw
+        # real20: precision TypeScript 15/37 -> 15/43, Python 5/8 -> 5/9 (findings followed
+        # into other modules, all false; 3 new unlabelled judged), recall the same.
         dev={
-            "ts": {"volatile": (3, 4), "structural": (2, 10), "precision": (15, 37)},
-            "py": {"volatile": (2, 4), "structural": (2, 6), "precision": (5, 8)},
+            "ts": {"volatile": (3, 4), "structural": (2, 10), "precision": (15, 43)},
+            "py": {"volatile": (2, 4), "structural": (2, 6), "precision": (5, 9)},
         },
         # Scored once, by the lead, with the round's final rules; empty until then.
         test={},
