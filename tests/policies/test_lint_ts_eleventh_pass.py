@@ -66,3 +66,89 @@ def test_a_system_prompt_class_constructed_with_new_is_read_without_failing() ->
         "}\n"
     )
     assert "PL906" not in [c for _, c in line_codes(code, "agent.tsx")]
+
+
+_SESSION = (
+    "export async function handle(c, userText, openai, history) {\n"
+    "  const sessionId = c.req.header('x-session-id') || `s_${Date.now()}_${Math.random()}`\n"
+    "  const db = new DatabaseService(c.env, sessionId)\n"
+    "  const session = await db.getSession(sessionId)\n"
+    "  const systemPrompt = `You are ${session.persona}.`\n"
+    "  const messages = [{ role: 'system', content: systemPrompt }, ...history]\n"
+    "  return openai.chat.completions.create({ model: 'm', messages })\n"
+    "}\n"
+)
+
+
+def test_a_record_looked_up_by_an_id_made_from_the_clock_is_not_the_clock() -> None:
+    # The id (however it was made) names the session; the persona read back is stored text.
+    assert line_codes(_SESSION, "h.ts") == []
+
+
+def test_the_id_itself_written_into_the_system_prompt_is_still_reported() -> None:
+    dated = _SESSION.replace("You are ${session.persona}.", "Session ${sessionId}.")
+    assert lines_of(dated, "PL101", "h.ts") == [2]
+
+
+def test_a_service_built_from_the_clock_itself_still_carries_it() -> None:
+    made = _SESSION.replace(
+        "new DatabaseService(c.env, sessionId)",
+        "new DatabaseService(c.env, `${sessionId} ${new Date().toISOString()}`)",
+    )
+    assert lines_of(made, "PL101", "h.ts") == [5]
+
+
+_AUDIT = (
+    "export async function handle(req, history, client) {\n"
+    "  const pendingArgs = req.body.pendingArgs ?? ''\n"
+    "  await writeAuditLog({ wsId: req.wsId, systemAction: pendingArgs, confirmed: true })\n"
+    "  const messages = [{ role: 'system', content: 'Fixed.' }, ...history]\n"
+    "  return client.chat.completions.create({ model: 'm', messages })\n"
+    "}\n"
+)
+
+
+def test_a_prompt_named_field_of_an_audit_record_is_no_system_prompt() -> None:
+    assert lines_of(_AUDIT, "PL304", "boss.ts") == []
+
+
+def test_the_same_object_handed_to_an_agent_call_is_still_read() -> None:
+    sent = _AUDIT.replace("writeAuditLog(", "sendToAgent(")
+    assert lines_of(sent, "PL304", "boss.ts") == [2]
+
+
+_STORED = (
+    "export async function save(image, history, client) {\n"
+    "  const task = { id: genId(), revisedPrompt: `${image.prompt} ${Date.now()}`, createdAt: 1 }\n"
+    "  await store.put(task)\n"
+    "}\n"
+)
+
+
+def test_a_prompt_named_field_of_a_stored_record_is_no_prefix() -> None:
+    # `{ id, ..., createdAt }`: a row kept in a store, not a request's options.
+    assert lines_of(_STORED, "PL101", "store.ts") == []
+
+
+def test_the_same_field_without_the_record_s_identity_is_still_reported() -> None:
+    bare = _STORED.replace("id: genId(), ", "").replace(", createdAt: 1", "")
+    assert lines_of(bare, "PL101", "store.ts") == [2]
+
+
+_TEST_BODY = (
+    'import { expect, test } from "bun:test"\n'
+    "\n"
+    'test("the prompt is dated", () => {\n'
+    "  const systemPrompt = `Today: ${new Date().toISOString()}`\n"
+    '  expect(systemPrompt).toContain("Today")\n'
+    "})\n"
+)
+
+
+def test_a_prompt_built_in_a_module_level_test_callback_is_no_request() -> None:
+    assert lines_of(_TEST_BODY, "PL101", "prompt.test.ts") == []
+
+
+def test_the_same_callback_handed_to_another_call_is_still_read() -> None:
+    ran = _TEST_BODY.replace('test("the prompt', 'schedule("the prompt')
+    assert lines_of(ran, "PL101", "prompt.test.ts") == [4]
