@@ -25,7 +25,7 @@ from tree_sitter import Node
 from ..choice import picked_model
 from ..findings import Finding
 from ..meaning import HISTORY_WORDS, identity_name, kind_of_name, words
-from .records import is_record
+from .records import is_record, record_literal
 from .slots import filled_here, never_filled
 from .structure import MEASURE
 from .syntax import (
@@ -169,8 +169,11 @@ _ROW_WRITES = frozenset({"insert", "insertOne", "insertMany", "upsert", "insert_
 # A listing's taints, and the array methods that run a callback once per element.
 _LISTED = ORDER | {"filetree"}
 _PER_ELEMENT = frozenset({"map", "forEach", "flatMap"})
-_LOGS = frozenset({"log", "debug", "info", "warn", "trace"})
+_LOGS = frozenset({"log", "debug", "info", "warn", "error", "print", "trace"})
 _MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
+# Words of a call that keeps what it is handed as a record (`writeAuditLog`, `recordUsage`,
+# `persistRun`, `serializeChat`): its prompt-named fields describe a request, they are not one.
+_RECORDING = frozenset({"audit", "log", "persist", "record", "serialize", "serialise", "dump"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
 _COMPOSE = frozenset({"template_string", "binary_expression", "array", *_JSX})
@@ -215,8 +218,6 @@ _READ_PLACES = frozenset(
     {"parenthesized_expression", "unary_expression", "template_substitution"}
     | {"expression_statement"}
 )
-# Calls that print or log what they are handed (`console.log`, `logger.info`).
-_LOGS = frozenset({"log", "info", "warn", "error", "debug", "print", "trace"})
 
 
 def tools_name(name: str) -> bool:
@@ -945,9 +946,11 @@ class SinkCheck:
             # `log("/chat tokens", { contextSystem: SYSTEM_MESSAGE_TOKENS })`: figures handed
             # to a log line; its prompt-named fields are read by a person, never sent.
             return
-        if called in _ROW_WRITES:
-            # `db.from("ai_interactions").insert({ request_prompt: system + user })`: a row
-            # logged to a table; its prompt-named fields are a record of a request, not one.
+        if called in _ROW_WRITES or set(words(called)) & _RECORDING or record_literal(src, obj):
+            # `db.from("ai_interactions").insert({ request_prompt: system + user })`,
+            # `writeAuditLog({ systemAction: result })`, `{ id: genId(), revisedPrompt, createdAt
+            # }`: a row logged, audited or stored; its prompt-named fields are a record of a
+            # request, not one.
             return
         for key, value in pairs.items():
             if key is None or value is None:
