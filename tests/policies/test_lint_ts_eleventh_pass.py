@@ -152,3 +152,36 @@ def test_a_prompt_built_in_a_module_level_test_callback_is_no_request() -> None:
 def test_the_same_callback_handed_to_another_call_is_still_read() -> None:
     ran = _TEST_BODY.replace('test("the prompt', 'schedule("the prompt')
     assert lines_of(ran, "PL101", "prompt.test.ts") == [4]
+
+
+_SUMMARY = (
+    "export async function POST({ request }) {\n"
+    "  const { messages, agentId } = await request.json()\n"
+    "  const slice = messages.slice(-MAX_MESSAGES)\n"
+    "  const transcript = slice.map((m) => `${m.role}: ${m.content}`).join('\\n')\n"
+    "  const { text } = await generateText({\n"
+    "    model,\n"
+    "    system: 'You extract insights from a conversation.',\n"
+    "    prompt: `Extract insights from this conversation:\\n\\n${transcript}`,\n"
+    "  })\n"
+    "  return text\n"
+    "}\n"
+)
+
+
+def test_recent_turns_mapped_and_joined_into_a_one_shot_prompt_are_quoted_text() -> None:
+    # A system prompt beside one user text (`{ system, prompt }`): the last turns are quoted
+    # in the new request, no history is re-sent after a prefix.
+    assert lines_of(_SUMMARY, "PL303", "summarize.ts") == []
+
+
+def test_the_same_window_sent_as_messages_is_still_a_window() -> None:
+    sent = _SUMMARY.replace(
+        "    prompt: `Extract", "    messages: [...slice],\n    prompt: `Extract"
+    )
+    assert lines_of(sent, "PL303", "summarize.ts") == [3]
+
+
+def test_the_window_read_whole_is_still_a_window() -> None:
+    whole = _SUMMARY.replace("slice.map((m) => `${m.role}: ${m.content}`).join('\\n')", "slice")
+    assert lines_of(whole, "PL303", "summarize.ts") == [3]
