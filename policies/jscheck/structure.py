@@ -920,7 +920,7 @@ def _excerpted(src: Source, window: Node) -> bool:
 
 def _flattened_for_one_shot(src: Source, window: Node) -> bool:
     """The window is made into one text (`recent.slice(-6).map(fmt).join("\n")`, or a local
-    of it read only through `.join` or `.map(fmt).join`) in a function whose request is
+    of it read only through `.join` or `.map(fmt).join`, and counted) in a function whose request is
     one-shot (a fresh system and user pair, or a system prompt beside one user text): recent
     turns quoted in a one-shot request's user text, not a history sent as messages after a
     prefix that a later request reads again."""
@@ -951,7 +951,18 @@ def _flattened_for_one_shot(src: Source, window: Node) -> bool:
         and x.parent is not None
         and x.parent.id != holder.id
     ]
-    return bool(uses) and all(_joined(src, u) for u in uses)
+    return bool(uses) and all(_joined(src, u) or _counted(src, u) for u in uses)
+
+
+def _counted(src: Source, n: Node) -> bool:
+    """`recent.length`: a count read off the list, not the list handed on."""
+    p = n.parent
+    return (
+        p is not None
+        and p.type == "member_expression"
+        and p.child_by_field_name("object") == n
+        and src.text(p.child_by_field_name("property")) == "length"
+    )
 
 
 def _joined(src: Source, n: Node) -> bool:

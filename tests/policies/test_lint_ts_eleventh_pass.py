@@ -164,7 +164,7 @@ _SUMMARY = (
     "    system: 'You extract insights from a conversation.',\n"
     "    prompt: `Extract insights from this conversation:\\n\\n${transcript}`,\n"
     "  })\n"
-    "  return text\n"
+    "  return { text, turns: slice.length }\n"
     "}\n"
 )
 
