@@ -180,6 +180,10 @@ class _Index:
 
     def unsent(self, line: int, sink: int | None) -> bool:
         fn = self.around(line)
+        if fn is not None and self._in_test(fn):
+            # a test's body (`test("...", () => ...)` at module level): checked before the
+            # climb out of callbacks below, which would leave it at module level
+            return True
         while fn is not None and _callback(fn):
             if self._route(fn) and self.sites(fn):
                 break  # an HTTP route's handler: the requests it makes are its own

@@ -30,6 +30,11 @@ def _record_object(src: Source, node: Node) -> bool:
     return "id" in keys and bool(keys & _STAMPS)
 
 
+def record_literal(src: Source, node: Node) -> bool:
+    """An object literal with an `id` and a creation or update stamp."""
+    return _record_object(src, node)
+
+
 def is_record(src: Source, value: Node, fn: Node) -> bool:
     """`value`, returned from `fn`: a record literal or a local of `fn` bound to one."""
     value = unwrap(value)

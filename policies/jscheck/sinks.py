@@ -25,7 +25,7 @@ from tree_sitter import Node
 from ..choice import picked_model
 from ..findings import Finding
 from ..meaning import HISTORY_WORDS, identity_name, kind_of_name, words
-from .records import is_record
+from .records import is_record, record_literal
 from .slots import filled_here, never_filled
 from .structure import MEASURE
 from .syntax import (
@@ -169,8 +169,11 @@ _ROW_WRITES = frozenset({"insert", "insertOne", "insertMany", "upsert", "insert_
 # A listing's taints, and the array methods that run a callback once per element.
 _LISTED = ORDER | {"filetree"}
 _PER_ELEMENT = frozenset({"map", "forEach", "flatMap"})
-_LOGS = frozenset({"log", "debug", "info", "warn", "trace"})
+_LOGS = frozenset({"log", "debug", "info", "warn", "error", "print", "trace"})
 _MODE_WORDS = frozenset({"mode", "group", "focus", "phase", "stage"})
+# Words of a call that keeps what it is handed as a record (`writeAuditLog`, `recordUsage`,
+# `persistRun`, `serializeChat`): its prompt-named fields describe a request, they are not one.
+_RECORDING = frozenset({"audit", "log", "persist", "record", "serialize", "serialise", "dump"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
 _COMPOSE = frozenset({"template_string", "binary_expression", "array", *_JSX})
@@ -207,6 +210,14 @@ def prefix_name(name: str) -> bool | None:
     if ws & _PROMPT_WORDS:
         return True
     return None
+
+
+# Where a list's contents are read without the list going anywhere: a condition, a
+# comparison, a template's slot, a statement of its own.
+_READ_PLACES = frozenset(
+    {"parenthesized_expression", "unary_expression", "template_substitution"}
+    | {"expression_statement"}
+)
 
 
 def tools_name(name: str) -> bool:
@@ -453,6 +464,57 @@ class SinkCheck:
             if key == "content" and _role(self.src, pair.parent) != "user":
                 return False  # `{ role: 'user', content: prompt }`: the user's own turn
         return True
+
+    def _only_read(self, name: str, at: Node) -> bool:
+        """`const allowedTools = modes.getAllowedTools(mode)` in a function that only reads
+        what the list holds (`allowedTools.length`, `.includes("*")`, `.slice(0, 5).join(", ")`
+        written into a status line, `.map((t) => t.name)` logged): the list itself is never
+        handed on (no argument, property, return, spread or assignment takes it), so it is no
+        request's tool list. A local handed on anywhere, or never used, is read as before."""
+        declared = at.child_by_field_name("name") if at.type == "variable_declarator" else None
+        scope = scope_of(at)
+        if declared is None or declared.type != "identifier" or scope.type == "program":
+            return False
+        uses = [
+            n
+            for n in walk(scope)
+            if n.type in ("identifier", "shorthand_property_identifier")
+            and self.src.text(n) == name
+            and n.id != declared.id
+        ]
+        return bool(uses) and all(self._read_in_place(u) for u in uses)
+
+    def _read_in_place(self, use: Node) -> bool:
+        """A use that reads a list's contents where it stands: the object of a member read
+        (`xs.length`, `xs.map(f)`) whose chain ends in a condition, a comparison, a template's
+        slot, a statement of its own or a logging call, never handed on whole."""
+        p = use.parent
+        if p is None or p.type != "member_expression" or p.child_by_field_name("object") != use:
+            return False
+        top = p
+        while top.parent is not None and (
+            (
+                top.parent.type == "member_expression"
+                and top.parent.child_by_field_name("object") == top
+            )
+            or (
+                top.parent.type == "call_expression"
+                and top.parent.child_by_field_name("function") == top
+            )
+        ):
+            top = top.parent
+        up = top.parent
+        if up is None:
+            return False
+        if up.type == "arguments":
+            call = up.parent
+            return call is not None and bool(set(words(callee_name(self.src, call))) & _LOGS)
+        if up.type == "ternary_expression":
+            return up.child_by_field_name("condition") == top  # a branch is handed on
+        if up.type == "binary_expression":
+            op = up.child_by_field_name("operator")
+            return op is not None and op.type not in ("||", "??", "&&")  # these pass it on
+        return up.type in _READ_PLACES
 
     def _sent_after_history(self, name: str, at: Node) -> bool:
         """`const similarFilesPrompt = ...` read only as the content of a message that is not
@@ -830,7 +892,7 @@ class SinkCheck:
                     test = lambda: one_off  # noqa: E731
                 self._sink_of_one_off(test, lambda: self.text_sink(value, f"`{name}`", at))
                 self._sink_of_one_off(test, lambda: self._mode_prompt(value, name))
-        elif tools_name(name) and v.type not in FUNCTIONS:
+        elif tools_name(name) and v.type not in FUNCTIONS and not self._only_read(name, at):
             self.order_sink(value, f"`{name}`", at)
             self._mode_tools(value, name)
 
@@ -884,9 +946,11 @@ class SinkCheck:
             # `log("/chat tokens", { contextSystem: SYSTEM_MESSAGE_TOKENS })`: figures handed
             # to a log line; its prompt-named fields are read by a person, never sent.
             return
-        if called in _ROW_WRITES:
-            # `db.from("ai_interactions").insert({ request_prompt: system + user })`: a row
-            # logged to a table; its prompt-named fields are a record of a request, not one.
+        if called in _ROW_WRITES or set(words(called)) & _RECORDING or record_literal(src, obj):
+            # `db.from("ai_interactions").insert({ request_prompt: system + user })`,
+            # `writeAuditLog({ systemAction: result })`, `{ id: genId(), revisedPrompt, createdAt
+            # }`: a row logged, audited or stored; its prompt-named fields are a record of a
+            # request, not one.
             return
         for key, value in pairs.items():
             if key is None or value is None:
@@ -1193,8 +1257,12 @@ class SinkCheck:
 
     def _defined_here(self, call: Node) -> bool:
         """Whether the function `call` calls is defined in this file (a function, or a method
-        of `this`), where its own returns are checked."""
-        fn = unwrap(call.child_by_field_name("function"))  # type: ignore[arg-type]
+        of `this`), where its own returns are checked. A `new` expression (its callee is a
+        `constructor` field) builds an object of a class: no builder's returns to check."""
+        callee = call.child_by_field_name("function")
+        if callee is None:
+            return False
+        fn = unwrap(callee)
         if fn.type == "member_expression":
             obj = fn.child_by_field_name("object")
             if obj is None or obj.type != "this":

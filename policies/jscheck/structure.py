@@ -31,6 +31,7 @@ from .syntax import (
     callee_name,
     function_of,
     key_name,
+    object_pairs,
     scope_of,
     string_value,
     unwrap,
@@ -919,24 +920,23 @@ def _excerpted(src: Source, window: Node) -> bool:
 
 def _flattened_for_one_shot(src: Source, window: Node) -> bool:
     """The window is made into one text (`recent.slice(-6).map(fmt).join("\n")`, or a local
-    of it read only through `.join`) in a function whose request is a fresh system and user
-    pair: recent turns quoted in a one-shot request's user text, not a history sent as
-    messages after a prefix that a later request reads again."""
+    of it read only through `.join` or `.map(fmt).join`, and counted) in a function whose request is
+    one-shot (a fresh system and user pair, or a system prompt beside one user text): recent
+    turns quoted in a one-shot request's user text, not a history sent as messages after a
+    prefix that a later request reads again."""
     fn = function_of(window)
-    if fn is None or not any(
-        a.type == "array" and fresh_pair(src, a) and "system" in src.text(a) for a in walk(fn)
-    ):
+    if fn is None or not any(_one_shot_request(src, a) for a in walk(fn)):
         return False
+    if _joined(src, window):
+        return True
     n = window
-    for _ in range(4):
+    for _ in range(4):  # `const recent = history.slice(-6).filter(keep)`: the chain's end
         member = n.parent
         call = member.parent if member is not None else None
         if member is None or member.type != "member_expression" or call is None:
             break
         if call.type != "call_expression":
             break
-        if callee_name(src, call) == "join":
-            return True
         n = call
     holder = n.parent
     if holder is None or holder.type != "variable_declarator":
@@ -951,12 +951,51 @@ def _flattened_for_one_shot(src: Source, window: Node) -> bool:
         and x.parent is not None
         and x.parent.id != holder.id
     ]
-    return bool(uses) and all(
-        u.parent is not None
-        and u.parent.type == "member_expression"
-        and src.text(u.parent.child_by_field_name("property")) == "join"
-        for u in uses
+    return bool(uses) and all(_joined(src, u) or _counted(src, u) for u in uses)
+
+
+def _counted(src: Source, n: Node) -> bool:
+    """`recent.length`: a count read off the list, not the list handed on."""
+    p = n.parent
+    return (
+        p is not None
+        and p.type == "member_expression"
+        and p.child_by_field_name("object") == n
+        and src.text(p.child_by_field_name("property")) == "length"
     )
+
+
+def _joined(src: Source, n: Node) -> bool:
+    """`n.join("\n")` or `n.map(fmt).join("\n")`: made into one text within a short chain."""
+    for _ in range(4):
+        member = n.parent
+        call = member.parent if member is not None else None
+        if member is None or member.type != "member_expression" or call is None:
+            return False
+        if call.type != "call_expression" or member.child_by_field_name("object") != n:
+            return False
+        if callee_name(src, call) == "join":
+            return True
+        n = call
+    return False
+
+
+def _one_shot_request(src: Source, n: Node) -> bool:
+    """A fresh system and user pair (`[{ role: "system" }, { role: "user" }]`), or a request
+    with its own system prompt and one user text and no message list (`generateText({ system,
+    prompt })`, `{ system, messages: [{ role: "user", ... }] }`)."""
+    if n.type == "array":
+        return fresh_pair(src, n) and "system" in src.text(n)
+    if n.type != "object":
+        return False
+    pairs = object_pairs(src, n)
+    if "system" not in pairs:
+        return False
+    sent = pairs.get("messages")
+    if sent is None:
+        return "prompt" in pairs
+    sent = unwrap(sent)
+    return sent.type == "array" and fresh_pair(src, sent)
 
 
 def _quotes_recent_turns(src: Source, node: Node) -> bool:

@@ -23,6 +23,7 @@ from tree_sitter import Node
 from ..meaning import (
     FETCH_WORDS,
     VOLATILE_CODES,
+    identity_name,
     kind_of_name,
     metadata_field,
     names_request,
@@ -847,7 +848,16 @@ class Evaluator:
             return self._make("time", node) if not args else self._union(args)
         if ctor == "Set" or ctor == "Map":
             return self._union(args)
-        return self._union(args)
+        # `new DatabaseService(env, sessionId)`: a service made for one session or user is
+        # keyed by the identity it is handed (however that id was made: `Date.now()`,
+        # `Math.random()`); the rows it reads back later are not the key's text.
+        return self._union(a for a in args if not self._identity(a))
+
+    def _identity(self, arg: Node) -> bool:
+        a = unwrap(arg)
+        if a.type == "member_expression":
+            a = a.child_by_field_name("property") or a
+        return a.type in ("identifier", "property_identifier") and identity_name(self.src.text(a))
 
     def _call(self, node: Node) -> Taints:
         src = self.src
@@ -942,7 +952,15 @@ class Evaluator:
                 return recv | self._apply(fill, [], node)
             return recv | self.taints(args[1])
         if recv:
-            return recv | self._union(a for a in args if unwrap(a).type not in FUNCTIONS)
+            # `db.getSession(sessionId)`: an identity handed to a method looks a record up;
+            # the record read back is not the id's text (a text method, `replace`, `concat`,
+            # is read above or below by its name).
+            return recv | self._union(
+                a
+                for a in args
+                if unwrap(a).type not in FUNCTIONS
+                and (name in ("concat", "join", "format") or not self._identity(a))
+            )
         named = self._by_meaning(fn, name)
         if named:
             return named
