@@ -13,6 +13,10 @@ from prefixlock.clock import ManualClock
 # How many xdist workers, and `serial` tests alone (tests/helpers/parallel.py).
 pytest_plugins = ["tests.helpers.parallel"]
 
+# The real corpora's third-party projects, written by their `score.py --extract` (each sampled
+# project's whole source tree, tests included): scored by the corpus tests, never collected.
+collect_ignore_glob = ["policies/corpus/*/files"]
+
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Everything loaded so far (the SDKs' thousands of pydantic models, the test modules)
