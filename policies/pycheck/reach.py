@@ -3,7 +3,9 @@ site of a function (a call given `messages=`, `input=` or `contents=`) is classi
 conversation's or a one-shot request, and a finding inside a function is followed to the sites
 of that function or, where it sends nothing itself, of its callers in the file. Findings whose
 value reaches one-shot requests only, an assertion of a test function or a serialiser's record
-are dropped. Pure: a syntax tree and findings in, findings out.
+are dropped, and so is a window (PL303) read or cut in a test function or in a function that
+answers an HTTP GET and sends nothing itself: a page of stored rows goes back to the client,
+not to a model. Pure: a syntax tree and findings in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -71,7 +73,11 @@ def drop_unreached(tree: ast.Module, found: list[Finding]) -> list[Finding]:
         for i, f in enumerate(found)
         if decided_by_reach(f.code) and index.unsent(f.line, sink_line(f))
     }
-    unsent |= {i for i, f in enumerate(found) if f.code == "PL303" and index.made_text(f.line)}
+    unsent |= {
+        i
+        for i, f in enumerate(found)
+        if f.code == "PL303" and (index.made_text(f.line) or index.answers_only(f.line))
+    }
     return keep(found, unsent)
 
 
@@ -111,12 +117,24 @@ class _Index:
         if held is None:
             return False  # module level: read wherever the module is imported
         fn, outer = held
-        if is_test_name(fn.name) or any(is_test_name(o) or o.startswith("Test") for o in outer):
+        if _in_test(fn, outer):
             return True  # a test function: the value reaches an assertion
         into = self.around(sink) if sink is not None else held
         if into is not None and records_only(into[0].name) and not self.sites(into[0]):
             return True  # a serialiser's copy of a prompt built and sent elsewhere
         return one_shot_only(self.reached(fn, 0, set()))
+
+    def answers_only(self, line: int) -> bool:
+        """A window on `line` in a test function (it reaches an assertion) or in a function
+        registered for an HTTP GET that sends no request itself: what it reads is handed back
+        to the client (a page of stored messages), and a request elsewhere reads its own."""
+        held = self.around(line)
+        if held is None:
+            return False
+        fn, outer = held
+        if _in_test(fn, outer):
+            return True
+        return any(_get_route(d) for d in fn.decorator_list) and not self.sites(fn)
 
     def made_text(self, line: int) -> bool:
         """A window filled by a loop on `line` into a list its function returns joined into
@@ -270,6 +288,31 @@ class _Index:
             return CONVERSATION
         kinds = {self._list_kind(r, fn, depth + 1) for r in returns if r is not None}
         return ONE_SHOT if kinds == {ONE_SHOT} else CONVERSATION
+
+
+def _in_test(fn: _Fn, outer: tuple[str, ...]) -> bool:
+    return is_test_name(fn.name) or any(is_test_name(o) or o.startswith("Test") for o in outer)
+
+
+def _get_route(dec: ast.expr) -> bool:
+    """`@router.get("/path")`, or `@app.route("/path")` with no methods but GET: a handler
+    registered for a path, which answers a read."""
+    if not (isinstance(dec, ast.Call) and isinstance(dec.func, ast.Attribute)):
+        return False
+    path = dec.args[0] if dec.args else None
+    if not (isinstance(path, ast.Constant) and str(path.value).startswith("/")):
+        return False  # `@cache.get(key)`: no route
+    if dec.func.attr == "get":
+        return True
+    if dec.func.attr != "route":
+        return False
+    methods = next((k.value for k in dec.keywords if k.arg == "methods"), None)
+    if methods is None:
+        return True  # Flask's default: GET
+    return isinstance(methods, (ast.List, ast.Tuple)) and all(
+        isinstance(m, ast.Constant) and str(m.value).upper() in ("GET", "HEAD")
+        for m in methods.elts
+    )
 
 
 def _request_objects(fn: _Fn) -> set[str]:
