@@ -14,6 +14,7 @@ from prefixlock.billing.prices import Price, PriceTable
 
 from ..findings import Finding
 from ..meaning import words
+from .docprompt import returns_system_prompt
 from .syntax import Function, const_str, dotted, static_text
 from .taint import Summary, Taints
 
@@ -145,6 +146,8 @@ class Context:
                     and f.name == "get_info"
                 )
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if returns_system_prompt(node):
+                    ctx.prompt_funcs.add(node.name)
                 for dec in node.decorator_list:
                     d = dotted(dec.func if isinstance(dec, ast.Call) else dec) or ""
                     if d.rsplit(".", 1)[-1] in _PROMPT_DECORATORS and "." in d:
