@@ -25,6 +25,7 @@ from ..meaning import (
     names_request,
     words,
 )
+from .queries import selects_rows
 from .syntax import const_str, dotted, last_name
 
 if TYPE_CHECKING:
@@ -847,6 +848,9 @@ class Evaluator:
             if made is not None:
                 desc = f"`{ast.unparse(node.func)}()` (a {made[1]} read when made)"
                 return args_t | {at(node, made[0], desc, once)}
+            if selects_rows(node, self.ctx.consts):
+                # A read's parameters pick the rows; the rows hold what was stored.
+                return self.ev(node.func.value, env)
             return self._method(node, node.func, args_t, env, once)
         local = self.ctx.scope.local_funcs
         if isinstance(node.func, ast.Name) and node.func.id in local:

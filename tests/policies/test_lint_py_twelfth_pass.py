@@ -53,3 +53,50 @@ def test_a_prompt_not_said_to_be_a_system_prompt_is_not_read_as_one() -> None:
 def test_a_returns_line_with_the_system_prompt_after_a_preposition_is_no_such_word() -> None:
     doc = _returns("Compose the user turn.", "Text to send with the system prompt.")
     assert lines_of(_composer(doc), "PL102") == []
+
+
+# A record stamped with the clock, one field of which picks the rows a read returns.
+_ROWS = (
+    "import sqlite3\n"
+    "from datetime import datetime\n"
+    "\n"
+    "def state(channel):\n"
+    '    return {"pointer": channel.pointer, "created_at": datetime.now().isoformat()}\n'
+    "\n"
+    "def unsummarized(channel):\n"
+    '    pointer = state(channel)["pointer"]\n'
+    "    conn = sqlite3.connect('db')\n"
+    "    rows = conn.execute(QUERY, (channel.id, pointer)).fetchall()\n"
+    "    return [r[0] for r in rows]\n"
+    "\n"
+    "def build(channel, history):\n"
+    '    system = "You are a helpful bot. Earlier: " + "\\n".join(unsummarized(channel))\n'
+    '    return [{"role": "system", "content": system}] + history\n'
+)
+
+
+def _rows(query: str) -> str:
+    return _ROWS.replace("QUERY", query)
+
+
+def test_the_parameters_of_a_read_do_not_become_its_rows() -> None:
+    src = _rows('"SELECT content FROM messages WHERE channel=? AND id > ?"')
+    assert lines_of(src, "PL101") == []
+
+
+def test_a_write_still_carries_its_parameters() -> None:
+    # Not a read: what the call returns is not chosen stored rows.
+    src = _rows('"UPDATE messages SET seen=1 WHERE channel=? AND id > ?"')
+    assert lines_of(src, "PL101") != []
+
+
+def test_a_query_not_written_out_still_carries_its_parameters() -> None:
+    assert lines_of(_rows("channel.query_text"), "PL101") != []
+
+
+def test_a_clock_in_the_rows_read_still_reports() -> None:
+    # The positive twin: the clock is a column of what the read hands back.
+    src = _rows('"SELECT content FROM messages WHERE id > ?"').replace(
+        "[r[0] for r in rows]", "[r[0] + datetime.now().isoformat() for r in rows]"
+    )
+    assert lines_of(src, "PL101") != []
