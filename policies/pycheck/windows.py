@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator
 from ..meaning import OVERFLOW_TEXT, SIDE_WORDS, identity_name, overflow_name, words
 from .context import Context
 from .kept import never_leaves
+from .recordlists import holds_records
 from .runonce import _system as system_message
 from .syntax import callee, const_str, walk_no_defs
 
@@ -174,8 +175,10 @@ def check_windows(
                 or _spread_after_system(node, parents)
             )
         ):
-            if not _in_side_task(node, parents) and not _kept_by_private_helper(
-                node, tree, parents
+            if (
+                not _in_side_task(node, parents)
+                and not _kept_by_private_helper(node, tree, parents)
+                and not holds_records(node.value, tree)
             ):
                 _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
         elif isinstance(node, ast.Assign) and _last_role_write(node, tree):

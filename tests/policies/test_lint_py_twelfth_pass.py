@@ -100,3 +100,42 @@ def test_a_clock_in_the_rows_read_still_reports() -> None:
         "[r[0] for r in rows]", "[r[0] + datetime.now().isoformat() for r in rows]"
     )
     assert lines_of(src, "PL101") != []
+
+
+# A module-level list named for a history, in a file that builds chat messages.
+_LOG = (
+    "from datetime import datetime\n"
+    "\n"
+    "_veto_history: list[dict] = []\n"
+    "\n"
+    "async def review(client, decision):\n"
+    '    messages = [{"role": "user", "content": decision.text}]\n'
+    "    result = await client.create(messages=messages)\n"
+    "    _veto_history.append(ITEM)\n"
+    "    return result\n"
+    "\n"
+    "def get_veto_history(limit=20):\n"
+    "    return _veto_history[-limit:]\n"
+)
+_RECORD = '{"ts": datetime.now().isoformat(), "symbol": decision.symbol, "verdict": result}'
+
+
+def _log(item: str) -> str:
+    return _LOG.replace("ITEM", item)
+
+
+def test_a_window_over_a_list_of_records_is_no_conversation_window() -> None:
+    assert lines_of(_log(_RECORD), "PL303") == []
+
+
+def test_a_window_over_a_list_of_messages_still_reports() -> None:
+    assert lines_of(_log('{"role": "assistant", "content": result}'), "PL303") == [12]
+
+
+def test_a_window_over_a_list_grown_by_values_from_elsewhere_still_reports() -> None:
+    assert lines_of(_log("result.message"), "PL303") == [12]
+
+
+def test_a_record_list_also_extended_elsewhere_still_reports() -> None:
+    src = _log(_RECORD) + "\ndef restore(saved):\n    _veto_history.extend(saved)\n"
+    assert lines_of(src, "PL303") == [12]
