@@ -706,7 +706,30 @@ class Evaluator:
             name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
             desc = f"what `{name}(...)` made from the current request"
             out = out | {at(node, "retrieved", desc, False)}
+        if (handed := self._summary_handed(node)) is not None:
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
+            desc = f"`{name}({handed})` (text made from a summary of the conversation)"
+            out = out | {at(node, "summary", desc, False)}
         return out
+
+    def _summary_handed(self, node: ast.Call) -> str | None:
+        """`format_always_on_context(summary)`: a function whose body is not in view handed
+        the conversation's running summary (a local named for it) returns text made from it,
+        as the summary itself is reported where its name reaches a prompt. A builtin
+        (`len(summary)`), a string method or a function of this module (followed instead) is
+        no such text; the summary's name is that of its own value rule (`named`)."""
+        if not self.ctx.scope.in_function:
+            return None
+        f = node.func
+        if isinstance(f, ast.Name):
+            if f.id in self.ctx.scope.local_funcs or f.id in self.summaries or f.id in _BUILTINS:
+                return None
+        elif not isinstance(f, ast.Attribute) or f.attr in _FILLS or f.attr in _STR_METHODS:
+            return None
+        for a in node.args:
+            if isinstance(a, ast.Name) and _names_summary(a.id) and not _document_summary(a):
+                return a.id
+        return None
 
     def _made_from_request(self, node: ast.Call, env: dict[str, Taints]) -> bool:
         """A call whose body is not in view handed the current request as it came in (a

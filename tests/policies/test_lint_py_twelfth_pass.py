@@ -139,3 +139,36 @@ def test_a_window_over_a_list_grown_by_values_from_elsewhere_still_reports() -> 
 def test_a_record_list_also_extended_elsewhere_still_reports() -> None:
     src = _log(_RECORD) + "\ndef restore(saved):\n    _veto_history.extend(saved)\n"
     assert lines_of(src, "PL303") == [12]
+
+
+# The running summary handed to a formatter of another module, its text in the system message.
+_SUMMARY = (
+    "from utils.display import format_context\n"
+    "\n"
+    "def build(channel, messages):\n"
+    "    summary = load_summary(channel)\n"
+    "    always_on = MADE\n"
+    '    system = "You are the channel bot.\\n\\n" + str(always_on)\n'
+    '    return [{"role": "system", "content": system}] + messages\n'
+)
+
+
+def _summary(made: str) -> str:
+    return _SUMMARY.replace("MADE", made)
+
+
+def test_text_a_formatter_makes_from_the_summary_reports_in_the_system_message() -> None:
+    assert lines_of(_summary("format_context(summary)"), "PL303") == [5]
+
+
+def test_the_summary_s_length_is_no_summary_text() -> None:
+    assert lines_of(_summary("len(summary)"), "PL303") == []
+
+
+def test_a_value_not_named_for_a_summary_handed_to_a_formatter_is_no_summary() -> None:
+    assert lines_of(_summary("format_context(channel)"), "PL303") == []
+
+
+def test_a_lecture_s_summary_handed_to_a_formatter_is_no_conversation_summary() -> None:
+    src = _summary("format_context(lecture_summary)").replace("summary = ", "lecture_summary = ")
+    assert lines_of(src, "PL303") == []
