@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 
 from ..meaning import (
     FETCH_WORDS,
+    HISTORY_WORDS,
     VOLATILE_CODES,
+    identity_name,
     kind_of_name,
     names_request,
     words,
@@ -454,6 +456,12 @@ def _fetches_for_request(node: ast.Call) -> bool:
         names.append(f.id)
     if not any(set(words(n)) & _FETCH for n in names):
         return False
+    if any(set(words(n)) & FETCH_WORDS for n in names) and any(
+        _conversation_name(a) for a in node.args
+    ):
+        # `_retrieve_segment_context(channel_id, conversation_msgs, budget)`: a retrieval
+        # handed the conversation itself searches by its newest turn, as one handed `[-1]`.
+        return True
     for a in [*node.args, *(k.value for k in node.keywords)]:
         for n in ast.walk(a):
             name = (
@@ -464,6 +472,20 @@ def _fetches_for_request(node: ast.Call) -> bool:
             if isinstance(n, ast.Subscript) and (_newest_message(n) or _newest_slice(n)):
                 return True
     return False
+
+
+# Names of the conversation's message list (`conversation_msgs`, `history`); `chat` and
+# `session` also name ids and handles, and are left out.
+_CONVERSATION = HISTORY_WORDS - {"chat", "session"}
+
+
+def _conversation_name(arg: ast.expr) -> bool:
+    """`conversation_msgs`, `self.history`: a name of the conversation's messages, not an id
+    of one (`conversation_id`)."""
+    name = (
+        arg.id if isinstance(arg, ast.Name) else arg.attr if isinstance(arg, ast.Attribute) else ""
+    )
+    return bool(set(words(name)) & _CONVERSATION) and not identity_name(name)
 
 
 def _newest_slice(node: ast.Subscript) -> bool:

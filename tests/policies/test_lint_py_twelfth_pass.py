@@ -172,3 +172,30 @@ def test_a_value_not_named_for_a_summary_handed_to_a_formatter_is_no_summary() -
 def test_a_lecture_s_summary_handed_to_a_formatter_is_no_conversation_summary() -> None:
     src = _summary("format_context(lecture_summary)").replace("summary = ", "lecture_summary = ")
     assert lines_of(src, "PL303") == []
+
+
+# A retrieval of another module handed the conversation, its text in the system message.
+_RETRIEVAL = (
+    "from utils.retrieval import CALL\n"
+    "\n"
+    "def build(channel, conversation_msgs):\n"
+    "    found = CALL(channel.id, ARG, 2000)\n"
+    '    system = "You are the channel bot.\\n\\nPast messages:\\n" + found\n'
+    '    return [{"role": "system", "content": system}] + conversation_msgs\n'
+)
+
+
+def _retrieval(call: str = "retrieve_segments", arg: str = "conversation_msgs") -> str:
+    return _RETRIEVAL.replace("CALL", call).replace("ARG", arg)
+
+
+def test_a_retrieval_handed_the_conversation_reports_in_the_system_message() -> None:
+    assert lines_of(_retrieval(), "PL304") == [4]
+
+
+def test_a_retrieval_handed_an_id_of_the_conversation_is_no_request_fetch() -> None:
+    assert lines_of(_retrieval(arg="conversation_id"), "PL304") == []
+
+
+def test_a_call_not_named_for_retrieval_handed_the_conversation_is_no_fetch() -> None:
+    assert lines_of(_retrieval(call="count_segments"), "PL304") == []
