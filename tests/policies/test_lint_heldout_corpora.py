@@ -454,9 +454,12 @@ CORPORA = (
         # project around each file (the scorer's way since this round), before any rule saw
         # real20: precision TypeScript 15/37 -> 15/43, Python 5/8 -> 5/9 (findings followed
         # into other modules, all false; 3 new unlabelled judged), recall the same.
+        # Python raised by branch h30py12 (a docstring's word for a system prompt, a SQL
+        # read's parameters, a list of records, a summary or a retrieval handed to a function
+        # out of view): volatile 2/4 -> 4/4, structural 2/6 -> 4/6, precision 5/9 -> 12/14.
         dev={
             "ts": {"volatile": (3, 4), "structural": (2, 10), "precision": (15, 43)},
-            "py": {"volatile": (2, 4), "structural": (2, 6), "precision": (5, 9)},
+            "py": {"volatile": (4, 4), "structural": (4, 6), "precision": (12, 14)},
         },
         # Scored once, by the lead, with the round's final rules; empty until then.
         test={},
