@@ -199,3 +199,9 @@ def test_a_retrieval_handed_an_id_of_the_conversation_is_no_request_fetch() -> N
 
 def test_a_call_not_named_for_retrieval_handed_the_conversation_is_no_fetch() -> None:
     assert lines_of(_retrieval(call="count_segments"), "PL304") == []
+
+
+def test_a_window_over_exchanges_kept_as_pairs_still_reports() -> None:
+    # `{"question": ..., "answer": ...}`: a conversation kept in another shape.
+    src = _log('{"question": decision.text, "answer": result}')
+    assert lines_of(src, "PL303") == [12]
