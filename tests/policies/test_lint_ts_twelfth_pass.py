@@ -221,3 +221,32 @@ def test_a_clock_in_the_statements_text_stays_reported() -> None:
 def test_values_handed_to_a_call_that_is_no_statement_are_kept() -> None:
     assert lines_of(_ROWS.replace("db.prepare(", "db.format("), "PL101", "news.ts") == [4]
     assert lines_of(_ROWS.replace(".bind(stamp).all()", ".all(stamp)"), "PL101", "news.ts") == [4]
+
+
+_SUMMARY = (
+    "function pickSummaryContext(messages: ChatMessage[], fallback: string): string {\n"
+    "  const recent = messages.slice(-6)\n"
+    "  const context = recent.map((m) => `${m.role}: ${m.content}`).join('\\n')\n"
+    "  return context || fallback\n"
+    "}\n"
+    "export async function summarise(messages: ChatMessage[]) {\n"
+    "  const prompt = `Summarise:\\n${pickSummaryContext(messages, '')}`\n"
+    "  return callOllama([{ role: 'user', content: prompt }])\n"
+    "}\n"
+)
+
+
+def test_recent_turns_quoted_as_text_for_a_summary_are_no_window() -> None:
+    assert line_codes(_SUMMARY, "summary.ts") == []
+
+
+def test_the_same_cut_in_a_function_not_named_for_a_side_task_stays_reported() -> None:
+    plain = _SUMMARY.replace("pickSummaryContext", "pickContext")
+    assert lines_of(plain, "PL303", "summary.ts") == [2]
+
+
+def test_recent_turns_kept_as_messages_for_a_summary_stay_reported() -> None:
+    kept = _SUMMARY.replace(".map((m) => `${m.role}: ${m.content}`).join('\\n')", "")
+    assert lines_of(kept, "PL303", "summary.ts") == [2]
+    sent = _SUMMARY.replace("  return context || fallback\n", "  send(recent)\n  return context\n")
+    assert lines_of(sent, "PL303", "summary.ts") == [2]
