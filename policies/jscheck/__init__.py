@@ -35,6 +35,7 @@ from .livelist import check_live_list_in_system
 from .measured import drop_measured
 from .memoised import drop_memoised
 from .middleout import check_middle_out
+from .movedstate import check_moved_state
 from .otherprefix import check_other_prefix
 from .peritem import check_per_item
 from .pickedtools import check_tools_picked_by_request
@@ -114,6 +115,7 @@ def check_js(
         + check_flag_tools(src)
         + check_template_slots(src)
         + check_imported_windows(src, ev)
+        + check_moved_state(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.

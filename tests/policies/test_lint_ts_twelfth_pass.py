@@ -250,3 +250,42 @@ def test_recent_turns_kept_as_messages_for_a_summary_stay_reported() -> None:
     assert lines_of(kept, "PL303", "summary.ts") == [2]
     sent = _SUMMARY.replace("  return context || fallback\n", "  send(recent)\n  return context\n")
     assert lines_of(sent, "PL303", "summary.ts") == [2]
+
+
+_MOVED = (
+    "export async function reply(\n"
+    "  userMessage: string,\n"
+    "  chatHistory: { role: string; content: string }[],\n"
+    "  affectionLevel: number,\n"
+    "): Promise<{ reply: string; affectionDelta: number }> {\n"
+    "  const stage = affectionLevel < 40 ? 'cold' : 'warm'\n"
+    "  const systemPrompt = `You are Livia.\n"
+    "Closeness now: ${stage}\n"
+    "Answer in JSON.`\n"
+    "  const history = chatHistory.map((m) => `${m.role}: ${m.content}`).join('\\n')\n"
+    "  const text = `${systemPrompt}\\n${history}\\n${userMessage}`\n"
+    "  const result = await model.generateContent(text)\n"
+    "  return JSON.parse(result.response.text())\n"
+    "}\n"
+)
+
+
+def test_a_figure_the_reply_changes_written_ahead_of_the_history_is_reported() -> None:
+    assert lines_of(_MOVED, "PL304", "livia.ts") == [8]
+    direct = _MOVED.replace("Closeness now: ${stage}", "Closeness now: ${affectionLevel}/100")
+    assert lines_of(direct, "PL304", "livia.ts") == [8]
+
+
+def test_a_figure_the_reply_returns_no_change_of_is_not_reported() -> None:
+    assert lines_of(_MOVED.replace("affectionDelta", "mood"), "PL304", "livia.ts") == []
+
+
+def test_a_figure_in_a_one_text_request_with_no_history_is_not_reported() -> None:
+    alone = _MOVED.replace("  chatHistory: { role: string; content: string }[],\n", "").replace(
+        "  const history = chatHistory.map((m) => `${m.role}: ${m.content}`).join('\\n')\n", ""
+    )
+    assert lines_of(alone.replace("\\n${history}", ""), "PL304", "livia.ts") == []
+
+
+def test_a_figure_in_the_users_prompt_is_not_reported() -> None:
+    assert lines_of(_MOVED.replace("systemPrompt", "userPrompt"), "PL304", "livia.ts") == []
