@@ -9,7 +9,8 @@ conversation loaded as its newest rows; `capwindows`: a history cut to a cap by 
 newest-first slice or a loader named for the recent messages; `otherprefix`: one conversation
 sent under two system prompts; `flagtools`: tools switched by a flag worked out from the
 request's messages; `templateslot`: a chat template's system slot filled from the newest
-message; `importedwindow`: a window cut by a helper another module exports). Findings are
+message; `importedwindow`: a window cut by a helper another module exports; `movedstate`: a
+figure the reply changes written ahead of the history). Findings are
 then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and `memoised` show
 that no later request of the conversation reads the part reported. Pure: text in, findings
 out; another file of the project is read only through the loader the engine passes in.
