@@ -289,3 +289,27 @@ def test_a_figure_in_a_one_text_request_with_no_history_is_not_reported() -> Non
 
 def test_a_figure_in_the_users_prompt_is_not_reported() -> None:
     assert lines_of(_MOVED.replace("systemPrompt", "userPrompt"), "PL304", "livia.ts") == []
+
+
+_NAMED = (
+    "export async function ask(phone: string, name: string, history: Msg[], note: string) {\n"
+    "  const messages = [\n"
+    "    { role: 'system', content: 'You are a helpful assistant' },\n"
+    "    { role: 'system', content: `The name of the user is ${name}` },\n"
+    "    ...history,\n"
+    "  ]\n"
+    "  return openai.chat.completions.create({ model: 'gpt-4o', messages })\n"
+    "}\n"
+)
+
+
+def test_the_name_of_whom_the_chat_is_with_is_the_same_every_request() -> None:
+    assert line_codes(_NAMED, "ask.ts") == []
+    user = _NAMED.replace("${name}", "${userName}").replace("name: string", "userName: string")
+    assert line_codes(user, "ask.ts") == []
+
+
+def test_other_text_handed_in_as_a_second_system_message_stays_reported() -> None:
+    assert lines_of(_NAMED.replace("${name}", "${note}"), "PL304", "ask.ts") == [4]
+    named = _NAMED.replace("${name}", "${fileName}").replace("name: string", "fileName: string")
+    assert lines_of(named, "PL304", "ask.ts") == [4]
