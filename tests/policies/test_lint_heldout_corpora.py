@@ -454,12 +454,13 @@ CORPORA = (
         # project around each file (the scorer's way since this round), before any rule saw
         # real20: precision TypeScript 15/37 -> 15/43, Python 5/8 -> 5/9 (findings followed
         # into other modules, all false; 3 new unlabelled judged), recall the same.
-        # TypeScript 3/4, 2/10, 15/43 -> 3/4, 4/10, 21/24 by branch h30ts12 (a date built from
+        # TypeScript 3/4, 2/10, 15/43 -> 3/4, 4/10, 21/23 by branch h30ts12 (a date built from
         # given parts, a file's name, a prepared statement's bound values, an image prompt, a
         # page of rendered prompts, a returned fresh pair, recent turns quoted for a summary;
-        # a figure the reply changes written ahead of the history).
+        # a figure the reply changes written ahead of the history; a user's name fixed for
+        # the chat).
         dev={
-            "ts": {"volatile": (3, 4), "structural": (4, 10), "precision": (21, 24)},
+            "ts": {"volatile": (3, 4), "structural": (4, 10), "precision": (21, 23)},
             "py": {"volatile": (2, 4), "structural": (2, 6), "precision": (5, 9)},
         },
         # Scored once, by the lead, with the round's final rules; empty until then.
