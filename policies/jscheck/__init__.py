@@ -9,7 +9,8 @@ conversation loaded as its newest rows; `capwindows`: a history cut to a cap by 
 newest-first slice or a loader named for the recent messages; `otherprefix`: one conversation
 sent under two system prompts; `flagtools`: tools switched by a flag worked out from the
 request's messages; `templateslot`: a chat template's system slot filled from the newest
-message; `importedwindow`: a window cut by a helper another module exports). Findings are
+message; `importedwindow`: a window cut by a helper another module exports; `movedstate`: a
+figure the reply changes written ahead of the history). Findings are
 then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and `memoised` show
 that no later request of the conversation reads the part reported. Pure: text in, findings
 out; another file of the project is read only through the loader the engine passes in.
@@ -35,6 +36,7 @@ from .livelist import check_live_list_in_system
 from .measured import drop_measured
 from .memoised import drop_memoised
 from .middleout import check_middle_out
+from .movedstate import check_moved_state
 from .otherprefix import check_other_prefix
 from .peritem import check_per_item
 from .pickedtools import check_tools_picked_by_request
@@ -114,6 +116,7 @@ def check_js(
         + check_flag_tools(src)
         + check_template_slots(src)
         + check_imported_windows(src, ev)
+        + check_moved_state(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.

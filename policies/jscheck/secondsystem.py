@@ -23,6 +23,7 @@ from ..findings import Finding
 from ..meaning import words
 from .structure import is_history
 from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, unwrap, walk
+from .values import _person_name as person_name
 
 _SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions", "prompt"})
 _WHY = (
@@ -87,6 +88,9 @@ def _varies(src: Source, fn: Node, content: Node) -> Node | None:
             continue
         name = src.text(x)
         if name.isupper() or set(words(name)) & _SETTLED:
+            continue
+        if words(name) == ["name"] or person_name(name):
+            # `name`, `userName`: who the chat is with, the same on every request of it
             continue
         if name in params or _refilled(src, fn, x):
             return x

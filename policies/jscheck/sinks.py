@@ -190,6 +190,22 @@ def _before_fallback(src: Source, v: Node) -> Node:
     return v
 
 
+# What an image model is asked for (`imagePrompt`): one text for one picture, with no
+# conversation after it and no prompt cache to break.
+_PICTURES = frozenset({"image", "images", "picture", "img", "illustration"})
+# What a rendered record of prompts is written as (`promptsMarkdownContent`): a page for a
+# reader that shows the prompts sent, not one request's prefix.
+_RENDERED = frozenset({"markdown", "md", "html"})
+
+
+def _not_a_chat_prompt(ws: set[str]) -> bool:
+    """Words of a name for a text that is no chat request's prefix: an image model's prompt,
+    or several prompts rendered as a document (not named for a system prompt)."""
+    if ws & _PREFIX_WORDS:
+        return False
+    return bool(ws & _PICTURES) or ("prompts" in ws and bool(ws & _RENDERED))
+
+
 def prefix_name(name: str) -> bool | None:
     """True: names a prompt prefix; False: a user turn; None: says nothing."""
     ws = set(words(name))
@@ -199,6 +215,8 @@ def prefix_name(name: str) -> bool | None:
         return None  # `promptPath`, `systemPromptUrl`: where the text is kept, not the text
     if words(name)[-1:] and words(name)[-1] in _MACHINE and not ws & (_PROMPT_WORDS | {"message"}):
         return None  # `system_time`, `systemInfo`, `systemHealth`: the machine, not a prompt
+    if _not_a_chat_prompt(ws):
+        return None
     if "reminder" in ws:
         return False  # a system reminder travels in the user's turn
     if "user" in ws and ws & {"instruction", "instructions"} and "system" not in ws:
@@ -647,6 +665,7 @@ class SinkCheck:
         if not uses:
             return False
         for u in uses:
+            u = _filled(self.src, u)
             pair = u.parent
             if u.type == "shorthand_property_identifier":
                 if name not in _ONE_OFF_KEYS or not self._one_off_body(pair):
@@ -751,6 +770,8 @@ class SinkCheck:
             return key_name(self.src, holder.child_by_field_name("key")) in ("messages", "input")
         if holder.type == "arguments":
             return True
+        if holder.type in ("return_statement", "arrow_function"):
+            return self._returned_as_is(holder)
         if holder.type != "variable_declarator":
             return False
         name_node = holder.child_by_field_name("name")
@@ -768,6 +789,28 @@ class SinkCheck:
             prop = p.child_by_field_name("property") if p.type == "member_expression" else None
             if prop is not None and self.src.text(prop) != "length":
                 return False  # `messages.push(...)`: it grows into a history
+        return True
+
+    def _returned_as_is(self, at: Node) -> bool:
+        """The list a builder returns (`return [system, user]`) is sent as it is: no call of
+        the builder in this file spreads it into a longer list or grows it."""
+        fn = scope_of(at) if at.type == "return_statement" else at
+        name_node = fn.child_by_field_name("name")
+        if name_node is None and fn.parent is not None and fn.parent.type == "variable_declarator":
+            name_node = fn.parent.child_by_field_name("name")
+        if name_node is None:
+            return False
+        name = self.src.text(name_node)
+        for n in walk(self.src.root):
+            if n.type != "call_expression" or callee_name(self.src, n) != name:
+                continue
+            p = n.parent
+            while p is not None and p.type in ("await_expression", "parenthesized_expression"):
+                p = p.parent
+            if p is None or p.type == "spread_element":
+                return False
+            if p.type == "member_expression":
+                return False  # `build(...).concat(history)`, `.push(...)`
         return True
 
     def _jsx_system(self, element: Node) -> None:
@@ -831,6 +874,8 @@ class SinkCheck:
                 or (last in _RETRIEVED and last != "context")
             ):
                 continue
+            if self._in_one_off():
+                return  # filled into the system message of a request with no history
             self._report(
                 value,
                 "PL304",
@@ -885,11 +930,11 @@ class SinkCheck:
                 return
             else:
                 self._clock_slots(v, name)
-                self._retrieved_slots(v, name)
                 if one_off is None:
                     test = lambda: self._one_off_system(name, at)  # noqa: E731
                 else:
                     test = lambda: one_off  # noqa: E731
+                self._sink_of_one_off(test, lambda: self._retrieved_slots(v, name))
                 self._sink_of_one_off(test, lambda: self.text_sink(value, f"`{name}`", at))
                 self._sink_of_one_off(test, lambda: self._mode_prompt(value, name))
         elif tools_name(name) and v.type not in FUNCTIONS and not self._only_read(name, at):
@@ -1051,9 +1096,23 @@ class SinkCheck:
                 if prefix_name(_chain_root(src, call)):
                     # `system.replace("{search_results}", results)`: a slot of the system
                     # prompt, where the current request and what was fetched for it count too.
-                    self.text_sink(args[1], f"the system prompt's slot {slot}", call)
+                    self._sink_of_one_off(
+                        lambda: self._fills_one_off(call),
+                        lambda: self.text_sink(args[1], f"the system prompt's slot {slot}", call),
+                    )
                 else:
                     self.text_sink(args[1], f"the template slot {slot}", call, volatile_only=True)
+
+    def _fills_one_off(self, call: Node) -> bool:
+        """A `.replace` chain whose filled text is the content of a system message of a
+        request with no history (`[{ role: "system", content: T.replace(...) }, user]`)."""
+        top = _filled(self.src, call)
+        pair = top.parent
+        if pair is None or pair.type != "pair" or pair.child_by_field_name("value") != top:
+            return False
+        if key_name(self.src, pair.child_by_field_name("key")) != "content":
+            return False
+        return _role(self.src, pair.parent) in _SYSTEM_ROLES and self._one_off_message(pair.parent)
 
     def _translated_local(self, call: Node) -> bool:
         """`const msg = t("dev.preview_msg")` then `msg.replace("{{time}}", now)`: the chain
@@ -1792,6 +1851,24 @@ _FORMAT_WORDS = frozenset({"json", "text", "str", "string", "block", "xml", "md"
 # Calls that hand a value to a client or a listener, not to a model: an event emitted
 # (`io.emit("new_message", { role: "system", content })`), an HTTP response's body.
 _EVENT_CALLS = frozenset({"emit", "broadcast", "postMessage", "json"})
+
+
+def _filled(src: Source, use: Node) -> Node:
+    """`TEMPLATE.replace("{{context}}", c).replace(...)` for the use `TEMPLATE`: the filled
+    text, which is what is placed; the use itself otherwise."""
+    while True:
+        member = use.parent
+        call = member.parent if member is not None else None
+        if (
+            member is None
+            or member.type != "member_expression"
+            or member.child_by_field_name("object") != use
+            or src.text(member.child_by_field_name("property")) not in ("replace", "replaceAll")
+            or call is None
+            or call.type != "call_expression"
+        ):
+            return use
+        use = call
 
 
 def _emitted(src: Source, obj: Node) -> bool:

@@ -580,6 +580,7 @@ def check_windows(src: Source) -> list[Finding]:
             and not _excerpted(src, n)
             and not _kept_in_record(src, n)
             and not _flattened_for_one_shot(src, n)
+            and not _quoted_for_side_task(src, n)
         ):
             what = f"the conversation is cut to its last messages (`{_short(src, n)}`)"
             add(_method_at(n), what)
@@ -996,6 +997,31 @@ def _one_shot_request(src: Source, n: Node) -> bool:
         return "prompt" in pairs
     sent = unwrap(sent)
     return sent.type == "array" and fresh_pair(src, sent)
+
+
+def _quoted_for_side_task(src: Source, window: Node) -> bool:
+    """The window is made into one text (`recent.map(fmt).join("\n")`, at once or through the
+    local it is bound to) in a function named for a side task (`pickSummaryContext`): the
+    recent turns quoted for a summary or a plan, not a history sent as messages. Where that
+    text reaches a prompt's start, the sink's own check reports it."""
+    fn = function_of(window)
+    if fn is None or not set(words(_enclosing_name(src, window))) & _SIDE:
+        return False
+    if _joined(src, window):
+        return True
+    holder = window.parent
+    if holder is None or holder.type != "variable_declarator":
+        return False
+    name = src.text(holder.child_by_field_name("name"))
+    uses = [
+        x
+        for x in walk(fn)
+        if x.type == "identifier"
+        and src.text(x) == name
+        and x.parent is not None
+        and x.parent.id != holder.id
+    ]
+    return bool(uses) and all(_joined(src, u) for u in uses)
 
 
 def _quotes_recent_turns(src: Source, node: Node) -> bool:

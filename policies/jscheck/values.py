@@ -876,6 +876,10 @@ class Evaluator:
         simple = re.sub(r"\s+", "", ftext)
         if simple == "process.cwd" and scope_of(node).type == "program":
             return EMPTY  # read once, as the module loads: fixed for the process
+        if name in _PATH_TAILS and (fn.type == "identifier" or _owner_is(src, fn, "path")):
+            # `basename(join(process.cwd(), name))`: the file's name (or its place under a
+            # root), not the working directory the path starts from.
+            return _without_cwd(self._union(args))
         if name in _READ_FILE:
             # `readFile(join(process.cwd(), "prompts", "system.md"))`: the file's text, not
             # the path that located it; a path is no listing of the tree.
@@ -924,10 +928,26 @@ class Evaluator:
                 return self._imported(oname, name, args, node) or self._by_meaning(fn, name)
             if oname in ("git", "simpleGit") and name in ("status", "diff", "log", "branch"):
                 return self._make("vcs", node)
+        if (
+            obj is not None
+            and _date_arithmetic(src, obj, name)
+            and self.m.lookup(obj, "Date")[1] is None
+        ):
+            # `Date.UTC(y, m - 1, d)`, `Date.parse(s)`: the moment its arguments name, read
+            # from no clock (`Date.now()` is a clock call, above).
+            return self._union(args)
         if name in _BODY_READS and not args and obj is not None and _is_request(src, obj):
             # `await req.json()`: the body of the incoming HTTP request, new on every request.
             return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})
+        if name == "bind" and obj is not None and _prepared(src, obj):
+            # `db.prepare(sql).bind(start, end).all()`: the values bound to the statement's
+            # placeholders choose the rows; the rows read are stored data, not those values.
+            return self.taints(obj)
         recv = self.taints(obj)
+        if name in ("pop", "at") and _split_call(src, obj):
+            # `file.split("/").pop()`: a path's last part, the file's own name; the working
+            # directory that located the file is the path's start, not in its name.
+            return _without_cwd(recv)
         if name in _SORTS:
             return frozenset(x for x in recv if x.kind not in ORDER)
         if name in _DATE_METHODS or (
@@ -1154,6 +1174,49 @@ def bound_before(vals: list[Node], use: Node, scope: Node) -> list[Node]:
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# The functions of a path that give its end: its file's name, its suffix, its place under a root.
+_PATH_TAILS = frozenset({"basename", "extname", "relative"})
+
+
+def _without_cwd(got: Taints) -> Taints:
+    """`got` less the working directory's reads (`process.cwd()`)."""
+    return frozenset(t for t in got if not t.what.startswith("process.cwd()"))
+
+
+def _prepared(src: Source, obj: Node) -> bool:
+    """`obj` is a call `db.prepare(sql)`: a prepared SQL statement."""
+    obj = unwrap(obj)
+    return obj.type == "call_expression" and callee_name(src, obj) == "prepare"
+
+
+def _split_call(src: Source, obj: Node | None) -> bool:
+    """`obj` is a call `x.split(...)`."""
+    if obj is None or unwrap(obj).type != "call_expression":
+        return False
+    fn = unwrap(obj).child_by_field_name("function")
+    return (
+        fn is not None
+        and fn.type == "member_expression"
+        and (src.text(fn.child_by_field_name("property")) == "split")
+    )
+
+
+def _owner_is(src: Source, fn: Node, name: str) -> bool:
+    """`fn` is a member `name.something` (`path.basename`)."""
+    owner = fn.child_by_field_name("object") if fn.type == "member_expression" else None
+    return owner is not None and src.text(owner) == name
+
+
+def _date_arithmetic(src: Source, obj: Node | None, name: str) -> bool:
+    """`Date.UTC(...)`, `Date.parse(...)`: the global Date's functions of their arguments."""
+    return (
+        obj is not None
+        and obj.type == "identifier"
+        and src.text(obj) == "Date"
+        and (name in ("UTC", "parse"))
+    )
 
 
 def _is_iso(src: Source, node: Node | None) -> bool:

@@ -457,8 +457,13 @@ CORPORA = (
         # Python raised by branch h30py12 (a docstring's word for a system prompt, a SQL
         # read's parameters, a list of records, a summary or a retrieval handed to a function
         # out of view): volatile 2/4 -> 4/4, structural 2/6 -> 4/6, precision 5/9 -> 12/14.
+        # TypeScript 3/4, 2/10, 15/43 -> 3/4, 4/10, 21/23 by branch h30ts12 (a date built from
+        # given parts, a file's name, a prepared statement's bound values, an image prompt, a
+        # page of rendered prompts, a returned fresh pair, recent turns quoted for a summary;
+        # a figure the reply changes written ahead of the history; a user's name fixed for
+        # the chat).
         dev={
-            "ts": {"volatile": (3, 4), "structural": (2, 10), "precision": (15, 43)},
+            "ts": {"volatile": (3, 4), "structural": (4, 10), "precision": (21, 23)},
             "py": {"volatile": (4, 4), "structural": (4, 6), "precision": (12, 14)},
         },
         # Scored once, by the lead, with the round's final rules; empty until then.
