@@ -31,6 +31,7 @@ from .syntax import (
     callee_name,
     function_of,
     key_name,
+    local_uses,
     object_pairs,
     scope_of,
     string_value,
@@ -62,11 +63,7 @@ def _window_start(src: Source, decl: Node) -> bool:
     if not any(_length_less_cap(src, x) for x in walk(value) if x.type == "binary_expression"):
         return False
     name = src.text(name_node)
-    uses = [
-        u
-        for u in walk(scope_of(decl))
-        if u.type == "identifier" and src.text(u) == name and u.id != name_node.id
-    ]
+    uses = local_uses(src, scope_of(decl), decl)
     if any(_for_side_request(src, _operand_top(u)) for u in uses):
         return False  # the recent turns a title or topic request reads, once
     if set(words(name)) & _START:
@@ -942,16 +939,7 @@ def _flattened_for_one_shot(src: Source, window: Node) -> bool:
     holder = n.parent
     if holder is None or holder.type != "variable_declarator":
         return False
-    name = src.text(holder.child_by_field_name("name"))
-    uses = [
-        x
-        for x in walk(fn)
-        if x.type == "identifier"
-        and src.text(x) == name
-        and x.parent is not holder
-        and x.parent is not None
-        and x.parent.id != holder.id
-    ]
+    uses = local_uses(src, fn, holder)
     return bool(uses) and all(_joined(src, u) or _counted(src, u) for u in uses)
 
 
@@ -1012,15 +1000,7 @@ def _quoted_for_side_task(src: Source, window: Node) -> bool:
     holder = window.parent
     if holder is None or holder.type != "variable_declarator":
         return False
-    name = src.text(holder.child_by_field_name("name"))
-    uses = [
-        x
-        for x in walk(fn)
-        if x.type == "identifier"
-        and src.text(x) == name
-        and x.parent is not None
-        and x.parent.id != holder.id
-    ]
+    uses = local_uses(src, fn, holder)
     return bool(uses) and all(_joined(src, u) for u in uses)
 
 

@@ -160,6 +160,20 @@ def declared_value(src: Source, at: Node, name: str | None = None) -> Node | Non
     return None
 
 
+def local_uses(src: Source, scope: Node, declarator: Node) -> list[Node]:
+    """The identifiers in `scope` that read the local a `variable_declarator` declares (its own
+    name node left out)."""
+    name_node = declarator.child_by_field_name("name")
+    if name_node is None:
+        return []
+    name = src.text(name_node)
+    return [
+        x
+        for x in walk(scope)
+        if x.type == "identifier" and src.text(x) == name and x.id != name_node.id
+    ]
+
+
 def unwrap(node: Node) -> Node:
     while node.type in TRANSPARENT and node.named_child_count:
         node = node.named_children[0]

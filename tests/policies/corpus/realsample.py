@@ -449,3 +449,26 @@ def reserve_step(draw: Draw, argv: list[str], volatile: int = 3) -> int:
     kept = [ln for ln in passed if ln not in now]
     skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
     return code
+
+
+def quota_draw(here: Path, quota: int, python: int | None = None) -> Draw:
+    """real10's draw with `quota` projects a language, Python's lowered to `python` (real19's
+    `--quota N`, which keeps a corpus at least half TypeScript by construction)."""
+    base = real10_draw(here)
+    return Draw(base.here, base.strata, {"ts": quota, "py": quota if python is None else python})
+
+
+def quota_main(here: Path, quota: int, argv: list[str]) -> int:
+    """The command line of real19 and the corpora after it: real10's draw with the quotas
+    (`--quota N` lowers Python's), or with `--reserve` one step over the code-search block
+    (the `search-N` rows) alone, with real15's reserve draw."""
+    python = quota
+    if "--quota" in argv:
+        at = argv.index("--quota")
+        python = int(argv[at + 1])
+        argv = argv[:at] + argv[at + 2 :]
+    base = quota_draw(here, quota, python)
+    if "--reserve" not in argv:
+        return base.main(argv, volatile=3)
+    reserve = sibling(here, "real15").ReserveDraw(base.here, base.strata, base.want)
+    return reserve_step(reserve, [a for a in argv if a != "--reserve"])

@@ -26,34 +26,15 @@ sys.path.insert(0, str(HERE.parent))
 
 import realsample as rs  # noqa: E402
 
-real15 = rs.sibling(HERE, "real15")
-
 #: projects a language (PROCEDURE.md: "Taking projects, the language quotas")
 QUOTA = 50
 
-
-def draw(python: int = QUOTA) -> rs.Draw:
-    """real10's draw over CANDIDATES.tsv with the quotas, Python's lowered to `python`."""
-    base = rs.real10_draw(HERE)
-    return rs.Draw(base.here, base.strata, {"ts": QUOTA, "py": python})
-
-
 #: the draw as stated (50 projects a language); `--quota N` lowers the Python quota only
-DRAW = draw()
+DRAW = rs.quota_draw(HERE, QUOTA)
 
 
 def main(argv: list[str]) -> int:
-    python = QUOTA
-    if "--quota" in argv:
-        at = argv.index("--quota")
-        python = int(argv[at + 1])
-        argv = argv[:at] + argv[at + 2 :]
-    if "--reserve" not in argv:
-        return draw(python).main(argv, volatile=3)
-    # block 3 (the `search-N` rows) alone, with real15's reserve draw
-    base = draw(python)
-    reserve = real15.ReserveDraw(base.here, base.strata, base.want)
-    return rs.reserve_step(reserve, [a for a in argv if a != "--reserve"])
+    return rs.quota_main(HERE, QUOTA, argv)
 
 
 if __name__ == "__main__":
