@@ -29,6 +29,7 @@ from ..reach import (
     records_only,
     sink_line,
 )
+from .platform import on_platform, platform_handler, platform_values, project_imports
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -167,6 +168,8 @@ class _Index:
         self._away: dict[int, list[Site]] = {}
         self._callees: dict[int, frozenset[str]] = {}
         self._working: set[int] = set()  # functions whose requests are being worked out
+        self._platform: frozenset[str] | None = None
+        self._project: frozenset[str] | None = None
 
     def around(self, line: int) -> Node | None:
         held = [fn for fn in self.functions if fn.start_point[0] + 1 <= line <= fn.end_point[0] + 1]
@@ -187,6 +190,8 @@ class _Index:
         while fn is not None and _callback(fn):
             if self._route(fn) and self.sites(fn):
                 break  # an HTTP route's handler: the requests it makes are its own
+            if self._answers_platform(fn):
+                break  # a chat platform's event handler: called per event, apart from the rest
             up = self.around_node(fn)  # a callback runs as part of the function it is handed in
             if up is None and self.sites(fn):
                 # handed to a call at module level (`Deno.serve(async (req) => ...)`, an
@@ -242,12 +247,20 @@ class _Index:
         (a page of stored conversations for a dashboard) goes to a client, not to a prompt."""
         fn = self.around(line)
         while fn is not None and _callback(fn) and not self._route(fn):
+            if self._platform_handler(fn):
+                # a chat platform's event handler: its message (`message.channel.send(...)`)
+                # is no HTTP response, and what it hands the project's modules may ask
+                return self._quiet(fn)
             up = self.around_node(fn)
             if up is None:
                 break
             fn = up
         if fn is None or self.sites(fn):
             return False
+        if self._platform_handler(fn):
+            return self._quiet(fn)
+        if self._serves_platform(fn):
+            return True
         params = fn.child_by_field_name("parameters")
         names = {
             self.src.text(p.child_by_field_name("pattern") or p)
@@ -307,6 +320,11 @@ class _Index:
         if own:
             return own
         name = function_name(self.src, fn)
+        if self._answers_platform(fn):
+            # A chat platform's handler that asks no model (`client.on("messageCreate", ...)`,
+            # `execute(interaction: CommandInteraction)`): the platform calls it for one
+            # event, and what it builds goes back to the platform's user.
+            return [Site(fn.start_point[0] + 1, ONE_SHOT, "a platform's handler that asks nothing")]
         if _exported(fn):
             if name in _HANDLERS:
                 # A route handler that asks no model: the framework calls it for one HTTP
@@ -424,6 +442,10 @@ class _Index:
                     for a in arguments(n)
                 ):
                     continue
+                if self._to_platform(n):
+                    # `interaction.reply(answer)`, `bot.sendMessage(chatId, text)`: a message
+                    # shown to a chat platform's user, named like a request but asking nothing
+                    continue
                 handed = self._handed(n, fn)
                 if handed == _RECORD or self._asks_nothing(n):
                     continue
@@ -434,6 +456,48 @@ class _Index:
                 else:
                     out.append(Site(_line(n), CONVERSATION, f"`{callee}` not read"))
         return out
+
+    def _answers_platform(self, fn: Node) -> bool:
+        """A chat platform's event handler that makes no request, reaches no network or
+        process and hands nothing to the project's own modules (which may ask a model)."""
+        return self._platform_handler(fn) and self._quiet(fn)
+
+    def _platform_handler(self, fn: Node) -> bool:
+        return platform_handler(self.src, fn, self._platform_names())
+
+    def _platform_names(self) -> frozenset[str]:
+        """What the file binds to a chat platform: worked out once, on first need."""
+        if self._platform is None:
+            self._platform = platform_values(self.src)
+        return self._platform
+
+    def _serves_platform(self, fn: Node) -> bool:
+        """A helper of this file, not exported, that asks nothing and is called only by chat
+        platform handlers that ask nothing (`handleDeleteMessages({ channels })` called by a
+        command's `execute(interaction)`)."""
+        name = function_name(self.src, fn)
+        if not name or _exported(fn) or not self._quiet(fn):
+            return False
+        callers = [c for c in self.functions if c.id != fn.id and self._calls(c, name)]
+        return bool(callers) and all(self._answers_platform(c) for c in callers)
+
+    def _quiet(self, fn: Node) -> bool:
+        """No request, no network or process, nothing handed to the project's own modules."""
+        if self.sites(fn):
+            return False
+        if self._project is None:
+            self._project = project_imports(self.src)
+        for n in self._own(fn):
+            if self._reaches_out(n):
+                return False
+            if n.type == "call_expression" and _root_name(self.src, n) in self._project:
+                return False
+        return True
+
+    def _to_platform(self, call: Node) -> bool:
+        """A call on a chat platform's value (its client, an event's interaction, message or
+        context)."""
+        return on_platform(self.src, call, self._platform_names())
 
     def _handed(self, call: Node, fn: Node) -> str:
         """What a call known only by its asking name is handed, as the kind of request it
@@ -564,7 +628,11 @@ class _Index:
         (`fetch`, `axios.post`, `spawn`): what a model may be asked through."""
         if n.type == "object":
             return bool((_keys(self.src, n) or {}).keys() & _REQUEST_KEYS) or self._request_like(n)
-        return n.type == "call_expression" and callee_name(self.src, n) in _OUTSIDE
+        return (
+            n.type == "call_expression"
+            and callee_name(self.src, n) in _OUTSIDE
+            and not self._to_platform(n)  # `channel.send(text)`: to the platform's user
+        )
 
     def _updated_per_turn(self, session: Node, fn: Node) -> bool:
         """A realtime session's settings changed where a turn is answered: a `session.update`
@@ -759,6 +827,14 @@ def _exported(fn: Node) -> bool:
     return any(
         n.type in ("export_statement", "class_body", "method_definition") for n in _ancestors(fn, 3)
     )
+
+
+def _root_name(src: Source, call: Node) -> str:
+    """The first name of what a call calls: `ai` in `ai.answer(q)`, `answer` in `answer(q)`."""
+    fn = call.child_by_field_name("function")
+    while fn is not None and unwrap(fn).type == "member_expression":
+        fn = unwrap(fn).child_by_field_name("object")
+    return src.text(unwrap(fn)) if fn is not None else ""
 
 
 def _ancestors(fn: Node, n: int) -> list[Node]:
