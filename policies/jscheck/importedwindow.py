@@ -13,8 +13,8 @@ from tree_sitter import Node
 from ..findings import Finding
 from .reach import window_sent
 from .structure import _for_side_request
-from .syntax import FUNCTIONS, Source, callee_name, unwrap, walk
-from .values import Evaluator, is_relative
+from .syntax import FUNCTIONS, Source, callee_name, project_module, unwrap, walk
+from .values import Evaluator
 
 _WHY = (
     "once the window is full its first message changes every turn, and every request misses "
@@ -33,7 +33,7 @@ def check_imported_windows(src: Source, ev: Evaluator) -> list[Finding]:
             continue
         name = src.text(fn)
         spec, remote = ev.m.imports.get(name, ("", "*"))
-        if remote == "*" or not is_relative(spec):
+        if remote == "*" or not project_module(spec):
             continue
         other = ev.other(spec)
         home, _, helper = other.exported(remote) if other is not None else (None, None, None)

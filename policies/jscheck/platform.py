@@ -15,7 +15,16 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..meaning import words
-from .syntax import FUNCTIONS, Source, arguments, callee_name, string_value, unwrap, walk
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    arguments,
+    callee_name,
+    project_module,
+    string_value,
+    unwrap,
+    walk,
+)
 
 # Words of a module name that mark a chat platform's SDK (`discord.js`, `@discordjs/rest`,
 # `telegraf`, `node-telegram-bot-api`, `@slack/bolt`, `grammy`, `whatsapp-web.js`,
@@ -31,7 +40,7 @@ _DEPTH = 3  # passes over the file: a client, a channel read from it, a message 
 
 
 def platform_module(name: str) -> bool:
-    if name.startswith((".", "/", "@/", "~/", "#")):
+    if project_module(name):
         return False  # the project's own module (`./slack`), whatever it wraps
     ws = set(words(name.replace("@", " ").replace("/", " ").replace(".", " ")))
     strong = ws & (_PLATFORM_WORDS - _WEAK)
@@ -69,12 +78,8 @@ def platform_values(src: Source) -> frozenset[str]:
                 left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
                 if left is not None and right is not None and _from(src, right, names):
                     names.add(src.text(left))
-            elif n.type in ("required_parameter", "optional_parameter"):
-                kind = n.child_by_field_name("type")
-                if kind is not None and any(
-                    i.type == "type_identifier" and src.text(i) in names for i in walk(kind)
-                ):
-                    names |= _bound(src, n.child_by_field_name("pattern"))
+            elif _typed_by(src, n, names):
+                names |= _bound(src, n.child_by_field_name("pattern"))
             elif n.type == "call_expression" and _on_platform(src, n, names):
                 for a in arguments(n):
                     if a.type in FUNCTIONS:
@@ -95,11 +100,16 @@ def platform_handler(src: Source, fn: Node, names: frozenset[str]) -> bool:
     if call is not None and call.type == "call_expression" and _on_platform(src, call, names):
         return True
     params = fn.child_by_field_name("parameters")
-    return params is not None and any(
-        p.type in ("required_parameter", "optional_parameter")
-        and (kind := p.child_by_field_name("type")) is not None
-        and any(i.type == "type_identifier" and src.text(i) in names for i in walk(kind))
-        for p in params.named_children
+    return params is not None and any(_typed_by(src, p, names) for p in params.named_children)
+
+
+def _typed_by(src: Source, param: Node, names: set[str] | frozenset[str]) -> bool:
+    """A parameter whose type names one of the platform's (`interaction: CommandInteraction`)."""
+    if param.type not in ("required_parameter", "optional_parameter"):
+        return False
+    kind = param.child_by_field_name("type")
+    return kind is not None and any(
+        i.type == "type_identifier" and src.text(i) in names for i in walk(kind)
     )
 
 
@@ -109,7 +119,7 @@ def project_imports(src: Source) -> frozenset[str]:
     for n in walk(src.root):
         if n.type == "import_statement":
             module = string_value(src, n.child_by_field_name("source")) or ""
-            if module.startswith((".", "/", "@/", "~/", "#")):
+            if project_module(module):
                 out |= {src.text(i) for i in _imported_names(n)}
     return frozenset(out)
 

@@ -174,6 +174,12 @@ def local_uses(src: Source, scope: Node, declarator: Node) -> list[Node]:
     ]
 
 
+def project_module(spec: str) -> bool:
+    """Whether an import names a file of the project (relative, by a `src`, `@/` or `~/` alias,
+    or a package.json `#` subpath), not an installed package."""
+    return spec.startswith((".", "/", "@/", "~/", "src/", "#"))
+
+
 def unwrap(node: Node) -> Node:
     while node.type in TRANSPARENT and node.named_child_count:
         node = node.named_children[0]

@@ -35,6 +35,7 @@ from .syntax import (
     arguments,
     callee_name,
     key_name,
+    project_module,
     scope_of,
     string_value,
     unwrap,
@@ -1081,10 +1082,10 @@ class Evaluator:
             return self, vals, fn
         hop = self.m.reexports.get(name) or self.m.imports.get(name)
         if hop is not None and hop[1] != "*":
-            other = self._other(hop[0]) if _relative(hop[0]) else None
+            other = self._other(hop[0]) if project_module(hop[0]) else None
             return other.exported(hop[1], hops + 1) if other is not None else (None, None, None)
         for spec in self.m.star_exports:
-            other = self._other(spec) if _relative(spec) else None
+            other = self._other(spec) if project_module(spec) else None
             if other is not None:
                 found = other.exported(name, hops + 1)
                 if found[1] is not None or found[2] is not None:
@@ -1095,7 +1096,7 @@ class Evaluator:
         self, local: str, member: str | None, args: list[Node] | None = None, at: Node | None = None
     ) -> Taints:
         spec, remote = self.m.imports[local]
-        if not _relative(spec):
+        if not project_module(spec):
             return EMPTY
         ev = self._other(spec)
         if ev is None:
@@ -1119,16 +1120,6 @@ class Evaluator:
             out |= ev._union(vals)
         path = ev.src.path
         return frozenset(Taint(x.kind, x.line, x.what, x.path or path) for x in out) | given
-
-
-def is_relative(spec: str) -> bool:
-    """An import of a file of the project (relative, or by a `src` alias), not a package."""
-    return _relative(spec)
-
-
-def _relative(spec: str) -> bool:
-    """An import of a file of the project (relative, or by a `src` alias), not a package."""
-    return spec.startswith((".", "/", "@/", "~/", "src/"))
 
 
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
