@@ -1,0 +1,40 @@
+"""Select real21's files by the grep rules in PROCEDURE.md (real10's three strata, the language
+quotas and the stopping rules, stated before anything was listed or fetched) and write
+MANIFEST.tsv and SKIPPED.txt.
+
+    python tests/policies/corpus/real21/sample.py --upto K               # the first draw
+    python tests/policies/corpus/real21/sample.py --upto K --quota N     # Python quota lowered to N
+    python tests/policies/corpus/real21/sample.py --upto K --volatile N  # a volatile step
+    python tests/policies/corpus/real21/sample.py --upto K --more N      # a structural step
+    (--upto K: consider only the first K candidates, those whose fetch was tried; the first draw's
+    K never passes block 4's last name, so block 5 is read only by a volatile step)
+
+As real20's wrapper, with real21's quota (50 projects a language): the shared `Draw` with
+real10's strata (`realsample.quota_draw`) and `--quota N`; both populations (blocks 1 to 4) are
+read side by side by the first draw. It never reads a file's meaning, only counts matching lines
+and eligible files.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent))
+
+import realsample as rs  # noqa: E402
+
+#: projects a language (PROCEDURE.md: "Taking projects, the language quotas")
+QUOTA = 50
+
+#: the draw as stated (50 projects a language); `--quota N` lowers the Python quota only
+DRAW = rs.quota_draw(HERE, QUOTA)
+
+
+def main(argv: list[str]) -> int:
+    return rs.quota_main(HERE, QUOTA, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
