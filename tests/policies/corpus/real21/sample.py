@@ -6,13 +6,18 @@ MANIFEST.tsv and SKIPPED.txt.
     python tests/policies/corpus/real21/sample.py --upto K --quota N     # Python quota lowered to N
     python tests/policies/corpus/real21/sample.py --upto K --volatile N  # a volatile step
     python tests/policies/corpus/real21/sample.py --upto K --more N      # a structural step
+    python tests/policies/corpus/real21/sample.py --next --upto F --volatile N  # block 5
     (--upto K: consider only the first K candidates, those whose fetch was tried; the first draw's
-    K never passes block 4's last name, so block 5 is read only by a volatile step)
+    K never passes block 4's last name, so block 5 is read only by a volatile step; with --next,
+    F counts block 5's names only)
 
 As real20's wrapper, with real21's quota (50 projects a language): the shared `Draw` with
 real10's strata (`realsample.quota_draw`) and `--quota N`; both populations (blocks 1 to 4) are
-read side by side by the first draw. It never reads a file's meaning, only counts matching lines
-and eligible files.
+read side by side by the first draw. `--next` runs a volatile step over block 5 (the `next-N`
+rows) alone, with real15's reserve draw under block 5's prefix, through the shared
+`realsample.reserve_step`, so that the first draw's `language full` names stay untried behind
+it (PROCEDURE.md's order: block 5 first). It never reads a file's meaning, only counts matching
+lines and eligible files.
 """
 
 from __future__ import annotations
@@ -32,8 +37,15 @@ QUOTA = 50
 DRAW = rs.quota_draw(HERE, QUOTA)
 
 
+#: real15's reserve draw over block 5 (population B's next names) alone
+NextDraw = type("NextDraw", (rs.sibling(HERE, "real15").ReserveDraw,), {"prefix": "next-"})
+
+
 def main(argv: list[str]) -> int:
-    return rs.quota_main(HERE, QUOTA, argv)
+    if "--next" not in argv:
+        return rs.quota_main(HERE, QUOTA, argv)
+    step = NextDraw(DRAW.here, DRAW.strata, DRAW.want)
+    return rs.reserve_step(step, [a for a in argv if a != "--next"])
 
 
 if __name__ == "__main__":
