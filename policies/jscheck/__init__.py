@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from ..chattemplate import check_dated_chat_templates
 from ..findings import Finding
 from .aheadsystem import check_system_ahead_of_history
 from .askedwindow import check_asked_window
@@ -126,4 +127,6 @@ def check_js(
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
     found = drop_memoised(src, drop_read_once_per_run(src, found))
     found = drop_unreached(src, found, importers)
+    placed = {(f.code, f.line) for f in found}
+    found += [f for f in check_dated_chat_templates(path, text) if (f.code, f.line) not in placed]
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from prefixlock.billing.prices import PriceTable
 
+from ..chattemplate import check_dated_chat_templates
 from ..findings import Finding, Fix, source_lines
 from ..setaside import set_aside
 from .aheadsystem import check_system_ahead_of_history
@@ -191,8 +192,10 @@ def check_python(
         ]
     except ValueError as exc:  # null bytes
         return [Finding(path, 1, 1, "PL903", f"cannot parse: {exc}")]
+    # A chat template's own clock (its columns counted in characters already).
+    dated = check_dated_chat_templates(path, text)
     if not _interesting(text):
-        return []
+        return dated
     ctx = Context.of(path, tree, lines, model, prices)
     if imported is not None:
         ctx.foreign = imported.foreign(path)
@@ -247,8 +250,11 @@ def check_python(
     found = drop_run_once(tree, found)
     found = drop_one_shot(tree, found)
     found = drop_order_of_dumped_state(found)
+    found = found if text.isascii() else _char_columns(found, lines)
+    told = {(f.code, f.line) for f in found}
+    found += [f for f in dated if (f.code, f.line) not in told]
     found.sort(key=lambda f: (f.line, f.col, f.code))
-    return found if text.isascii() else _char_columns(found, lines)
+    return found
 
 
 # (importing file, dotted module) -> that module's file and syntax tree, where the engine
