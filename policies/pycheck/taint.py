@@ -27,6 +27,7 @@ from ..meaning import (
     names_request,
     words,
 )
+from .devicestate import device_state
 from .queries import selects_rows
 from .syntax import const_str, dotted, last_name
 
@@ -608,7 +609,15 @@ class Evaluator:
         out = self.union((node.value, node.slice), env)
         if const_str(node.slice) in _MESSAGE_TEXT and isinstance(node.value, ast.Subscript):
             out = out | self._newest_text(node.value)  # `messages[-1]["content"]`
-        return out
+        return out | self._device_state(node)
+
+    def _device_state(self, node: ast.expr) -> Taints:
+        """A smart-home entity's current state (`entity["state"]`), read at each request."""
+        how = device_state(node)
+        if how is None:
+            return EMPTY
+        desc = f"a device's current state (`{how}`)"
+        return frozenset({at(node, "runtime", desc, not self.ctx.scope.in_function)})
 
     def _newest_text(self, node: ast.expr) -> Taints:
         """The text of the newest message (`messages[-1].content`): the turn this request
@@ -720,6 +729,7 @@ class Evaluator:
             and const_str(node.args[0]) in _MESSAGE_TEXT
         ):
             out = out | self._newest_text(f.value)  # `messages[-1].get("content")`
+        out = out | self._device_state(node)
         if _fetches_for_request(node):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
             desc = f"what `{name}(...)` fetched for the current request"

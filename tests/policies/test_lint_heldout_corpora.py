@@ -493,10 +493,11 @@ CORPORA = (
         # First run (policies/ as on main 3c1bbcf0, the project around each file, after every
         # label of both halves was committed), its 4 unlabelled findings judged in findings.toml
         # (2 true, 2 false). Raised by the fifteenth volatile pass (a chat template's
-        # `strftime_now`): py volatile 1/4 -> 2/4, precision 8/9 -> 9/10.
+        # `strftime_now`, then a home device's state by its key): py volatile 1/4 -> 3/4,
+        # precision 8/9 -> 10/11.
         dev={
             "ts": {"volatile": (1, 1), "structural": (0, 4), "precision": (1, 2)},
-            "py": {"volatile": (2, 4), "structural": (3, 4), "precision": (9, 10)},
+            "py": {"volatile": (3, 4), "structural": (3, 4), "precision": (10, 11)},
         },
         # Scored once, by the lead, with the round's final rules; empty until then.
         test={},
