@@ -251,6 +251,17 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in _SPLIT.findall(name)]
 
 
+# Words of a name for one smart-home thing (`entity`, `ha_entity`, `device`, `sensorRow`),
+# whose `state` field is its current state; a plural (`entities`) is a listing, not a thing.
+_DEVICE_WORDS = frozenset({"entity", "device", "sensor"})
+
+
+def names_device(name: str) -> bool:
+    """`entity`, `haDevice`: a name for one smart-home thing whose `state` changes between
+    requests (a light's on/off, a sensor's reading)."""
+    return bool(set(words(name)) & _DEVICE_WORDS)
+
+
 # Words of a name for a conversation's messages (`history`, `chatMessages`, `turns`).
 HISTORY_WORDS = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat", "session"}

@@ -26,6 +26,7 @@ from ..meaning import (
     identity_name,
     kind_of_name,
     metadata_field,
+    names_device,
     names_request,
     words,
 )
@@ -722,6 +723,14 @@ class Evaluator:
             return self._make("filetree", node)
         if text in ("process.pid", "process.ppid"):
             return self._make("runtime", node)
+        if (
+            prop == "state"
+            and obj is not None
+            and obj.type == "identifier"
+            and names_device(src.text(obj))
+        ):
+            # `entity.state`: a smart-home thing's current state, read at each request.
+            return self.taints(obj) | self._make("runtime", node)
         if obj is not None and obj.type == "this":
             _, vals, _ = self.m.lookup(src.root, "this." + prop)
             got = self._union(vals or [])

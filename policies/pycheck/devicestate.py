@@ -4,8 +4,9 @@
 The state of a light, switch or sensor changes between requests (on, off, 21.5): written into a
 system prompt rebuilt for each message, it changes the prefix's bytes ahead of the history, as
 the device states a Jinja template renders do (`taint.rendered`). Only a value named for an
-entity, device or sensor counts: a graph's or a form's `state` is no device's. Pure: a syntax
-node in, a description or None out.
+entity, device or sensor counts (`meaning.names_device`, which TypeScript's `entity.state`
+reads too): a graph's or a form's `state` is no device's. Pure: a syntax node in, a
+description or None out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -14,16 +15,12 @@ from __future__ import annotations
 
 import ast
 
-from ..meaning import words
+from ..meaning import names_device
 from .syntax import const_str
-
-# Names of one smart-home thing (`entity`, `ha_entity`, `device`, `sensor_row`); a plural
-# (`entities["state"]`) is a listing's own field, not a thing's state.
-_THING = frozenset({"entity", "device", "sensor"})
 
 
 def _thing(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name) and set(words(node.id)) & _THING:
+    if isinstance(node, ast.Name) and names_device(node.id):
         return node.id
     return None
 

@@ -66,3 +66,33 @@ def test_a_state_only_logged_is_not_reported() -> None:
         'lines.append(f"- {name}")\n            print(state)',
     )
     assert lines_of(text, "PL106", "agent.py") == []
+
+
+TS_HOME_AGENT = """\
+import OpenAI from "openai";
+
+const client = new OpenAI();
+
+export async function reply(entities: Entity[], history: Msg[]) {
+  let overview = "";
+  for (const entity of entities) {
+    overview += `- ${entity.attributes.friendly_name}: ${entity.state}\\n`;
+  }
+  const messages = [{ role: "system", content: "You control the home.\\n" + overview }, ...history];
+  return client.chat.completions.create({ model: "gpt-4o", messages });
+}
+"""
+
+
+def test_typescript_entity_state_in_the_system_prompt_is_reported() -> None:
+    assert lines_of(TS_HOME_AGENT, "PL106", "src/agent.ts") == [8]
+
+
+def test_typescript_state_of_no_device_is_not_reported() -> None:
+    text = TS_HOME_AGENT.replace("entity", "task")
+    assert lines_of(text, "PL106", "src/agent.ts") == []
+
+
+def test_typescript_device_name_alone_is_not_reported() -> None:
+    text = TS_HOME_AGENT.replace(": ${entity.state}", "")
+    assert lines_of(text, "PL106", "src/agent.ts") == []
