@@ -1,0 +1,126 @@
+"""The fifteenth structural pass, TypeScript: history windows whatever the list is named. The
+oldest item of a list the file replays as the conversation dropped under a test of a count or a
+reply's token use against a named bound; the older half dropped in a loop while a request is
+over a byte budget; a store read handed a `WINDOW_SIZE`. Each with its near misses: a queue
+drained to empty, a list never sent, a half cut once outside a loop."""
+
+from __future__ import annotations
+
+from tests.helpers.lintfind import lines_of
+
+_POP_FRONT = (
+    "export class User {\n"
+    "  async ask(question: string) {\n"
+    "    const conversation = this.currentConversation\n"
+    "    const messages = [{ role: 'system', content: conversation.prefix }]\n"
+    "    conversation.data.forEach(([q, a]) => {\n"
+    "      messages.push({ role: 'user', content: q })\n"
+    "      messages.push({ role: 'assistant', content: a })\n"
+    "    })\n"
+    "    messages.push({ role: 'user', content: question })\n"
+    "    const res = await this.gpt.chatCompletion({ messages })\n"
+    "    conversation.data.push([question, res.text])\n"
+    "    if (res.usage.prompt_tokens >= setting.maxPrompts) {\n"
+    "      conversation.data.shift()\n"
+    "    }\n"
+    "    return res.text\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_replayed_list_shifted_once_over_a_token_bound_is_reported() -> None:
+    assert lines_of(_POP_FRONT, "PL303", "user.ts") == [13]
+
+
+def test_a_list_never_replayed_is_no_window() -> None:
+    # The pairs are kept but never walked into the request's messages.
+    quiet = _POP_FRONT.replace(
+        "    conversation.data.forEach(([q, a]) => {\n"
+        "      messages.push({ role: 'user', content: q })\n"
+        "      messages.push({ role: 'assistant', content: a })\n"
+        "    })\n",
+        "",
+    )
+    assert lines_of(quiet, "PL303", "user.ts") == []
+
+
+_DEPTH = (
+    "export class Bot {\n"
+    "  private _messageDepth = 10\n"
+    "  private messageQueue: Message[] = []\n"
+    "  private systemMessages: Message[] = []\n"
+    "  get messages() {\n"
+    "    return [...this.systemMessages, ...this.messageQueue]\n"
+    "  }\n"
+    "  private add(message: Message): void {\n"
+    "    this.messageQueue.push(message)\n"
+    "    while (this.messageQueue.filter((m) => m.role === 'user').length > this._messageDepth) {\n"
+    "      this.messageQueue.shift()\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_queue_kept_to_a_depth_and_sent_after_the_system_messages_is_reported() -> None:
+    assert lines_of(_DEPTH, "PL303", "bot.ts") == [11]
+
+
+def test_a_queue_drained_to_empty_is_no_window() -> None:
+    drained = _DEPTH.replace(
+        "while (this.messageQueue.filter((m) => m.role === 'user').length > this._messageDepth)",
+        "while (this.messageQueue.length > 0)",
+    )
+    assert lines_of(drained, "PL303", "bot.ts") == []
+
+
+_HALVED = (
+    "const MAX_REQUEST_BYTES = 100000\n"
+    "export function transform(options: any, model: string) {\n"
+    "  let msgs = options.messages || []\n"
+    "  while (JSON.stringify({ model, messages: msgs }).length > MAX_REQUEST_BYTES) {\n"
+    "    msgs = msgs.slice(Math.floor(msgs.length / 2))\n"
+    "  }\n"
+    "  options.messages = msgs\n"
+    "  return options\n"
+    "}\n"
+)
+
+
+def test_the_older_half_dropped_while_over_a_byte_budget_is_reported() -> None:
+    assert lines_of(_HALVED, "PL303", "transform.ts") == [5]
+
+
+def test_a_half_taken_once_outside_a_loop_is_not_this_window() -> None:
+    once = _HALVED.replace(
+        "  while (JSON.stringify({ model, messages: msgs }).length > MAX_REQUEST_BYTES) {\n"
+        "    msgs = msgs.slice(Math.floor(msgs.length / 2))\n"
+        "  }\n",
+        "  const pages = msgs.slice(Math.floor(msgs.length / 2))\n  console.log(pages)\n",
+    )
+    assert lines_of(once, "PL303", "transform.ts") == []
+
+
+_WINDOWED = (
+    "import OpenAI from 'openai'\n"
+    "const openai = new OpenAI()\n"
+    "const WINDOW_SIZE = 10\n"
+    "export async function reply(conversationId, m) {\n"
+    "  const history = getConversationHistory(conversationId, WINDOW_SIZE)\n"
+    "  const res = await openai.chat.completions.create({\n"
+    "    model: 'gpt-4o',\n"
+    "    messages: [{ role: 'system', content: S }, ...history, { role: 'user', content: m }],\n"
+    "  })\n"
+    "  return res.choices[0].message.content\n"
+    "}\n"
+)
+
+
+def test_a_conversation_loaded_with_a_window_size_is_reported() -> None:
+    assert lines_of(_WINDOWED, "PL303", "chat.js") == [5]
+
+
+def test_a_window_size_handed_to_a_call_not_named_for_the_history_is_not() -> None:
+    resized = _WINDOWED.replace("getConversationHistory", "resizePanel")
+    assert lines_of(resized, "PL303", "chat.js") == []
