@@ -1,0 +1,79 @@
+"""The fifteenth structural pass, Python: a conversation read from its store as its newest rows,
+whatever the table is named, where the function turns those rows into chat messages; and a
+document store's `$slice` projection of the newest stored messages. Each with its near misses:
+rows shown on a page, the newest message read alone, a list that is no conversation's."""
+
+from __future__ import annotations
+
+from tests.helpers.lintfind import lines_of
+
+_NEWEST_THREE = (
+    "def responder(db, cliente, contexto, mensaje):\n"
+    "    mensajes = [\n"
+    '        {"role": "system", "content": PROMPT},\n'
+    '        {"role": "user", "content": mensaje},\n'
+    "    ]\n"
+    "    recientes = (\n"
+    "        db.query(Conversacion)\n"
+    '        .filter(Conversacion.remitente == contexto.get("remitente"))\n'
+    "        .order_by(Conversacion.id.desc())\n"
+    "        .limit(3)\n"
+    "        .all()\n"
+    "    )\n"
+    "    for conv in reversed(recientes):\n"
+    "        mensajes.extend([\n"
+    '            {"role": "user", "content": conv.mensaje},\n'
+    '            {"role": "assistant", "content": conv.respuesta},\n'
+    "        ])\n"
+    '    return cliente.chat.completions.create(model="gpt-4", messages=mensajes)\n'
+)
+
+
+def test_newest_rows_read_reversed_into_chat_messages_are_reported() -> None:
+    assert lines_of(_NEWEST_THREE, "PL303", "gpt.py") == [10]
+
+
+def test_newest_rows_shown_on_a_page_are_no_window() -> None:
+    # The rows are listed for a page, not walked into the messages sent.
+    page = _NEWEST_THREE.replace(
+        "    for conv in reversed(recientes):\n"
+        "        mensajes.extend([\n"
+        '            {"role": "user", "content": conv.mensaje},\n'
+        '            {"role": "assistant", "content": conv.respuesta},\n'
+        "        ])\n",
+        "    pagina = [c.mensaje for c in recientes]\n    print(pagina)\n",
+    )
+    assert lines_of(page, "PL303", "gpt.py") == []
+
+
+def test_the_whole_conversation_read_oldest_first_is_no_window() -> None:
+    whole = _NEWEST_THREE.replace(
+        "        .order_by(Conversacion.id.desc())\n        .limit(3)\n",
+        "        .order_by(Conversacion.id)\n",
+    )
+    assert lines_of(whole, "PL303", "gpt.py") == []
+
+
+_SLICED = (
+    "class Store:\n"
+    "    def get_history(self, phone_number, limit=10):\n"
+    "        result = self.conversations.find_one(\n"
+    '            {"phone_number": phone_number},\n'
+    '            {"messages": {"$slice": -limit}},\n'
+    "        )\n"
+    '        return result.get("messages", []) if result else []\n'
+)
+
+
+def test_a_slice_projection_of_the_newest_messages_is_reported() -> None:
+    assert lines_of(_SLICED, "PL303", "mongo.py") == [5]
+
+
+def test_the_newest_message_read_alone_is_no_window() -> None:
+    latest = _SLICED.replace('"$slice": -limit', '"$slice": -1')
+    assert lines_of(latest, "PL303", "mongo.py") == []
+
+
+def test_a_slice_of_a_list_that_holds_no_messages_is_no_window() -> None:
+    readings = _SLICED.replace('{"messages":', '{"readings":')
+    assert lines_of(readings, "PL303", "mongo.py") == []
