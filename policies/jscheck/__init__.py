@@ -10,7 +10,8 @@ newest-first slice or a loader named for the recent messages; `otherprefix`: one
 sent under two system prompts; `flagtools`: tools switched by a flag worked out from the
 request's messages; `templateslot`: a chat template's system slot filled from the newest
 message; `importedwindow`: a window cut by a helper another module exports; `movedstate`: a
-figure the reply changes written ahead of the history). Findings are
+figure the reply changes written ahead of the history; `turnahead`: retrieved content sent as a
+turn of its own ahead of the replayed history). Findings are
 then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and `memoised` show
 that no later request of the conversation reads the part reported. Pure: text in, findings
 out; another file of the project is read only through the loader the engine passes in.
@@ -62,6 +63,7 @@ from .structure import (
 )
 from .syntax import JS_SUFFIXES, parse
 from .templateslot import check_template_slots
+from .turnahead import check_turn_ahead_of_history
 from .userahead import check_user_ahead_of_history
 from .values import Evaluator, Loader, Module
 
@@ -117,6 +119,7 @@ def check_js(
         + check_template_slots(src)
         + check_imported_windows(src, ev)
         + check_moved_state(src)
+        + check_turn_ahead_of_history(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.

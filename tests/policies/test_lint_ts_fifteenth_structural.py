@@ -124,3 +124,41 @@ def test_a_conversation_loaded_with_a_window_size_is_reported() -> None:
 def test_a_window_size_handed_to_a_call_not_named_for_the_history_is_not() -> None:
     resized = _WINDOWED.replace("getConversationHistory", "resizePanel")
     assert lines_of(resized, "PL303", "chat.js") == []
+
+
+_PRIMED = (
+    "import { GoogleGenAI } from '@google/genai'\n"
+    "const client = new GoogleGenAI({})\n"
+    "export async function answer(question: string, context: string, history: Turn[]) {\n"
+    "  return client.models.generateContentStream({\n"
+    "    model: 'gemini-2.5-flash',\n"
+    "    config: { systemInstruction: PROMPT },\n"
+    "    contents: [\n"
+    "      ...(context\n"
+    "        ? [\n"
+    "            { role: 'user' as const, parts: [{ text: `Context:\\n${context}` }] },\n"
+    "            { role: 'model' as const, parts: [{ text: 'Understood.' }] },\n"
+    "          ]\n"
+    "        : []),\n"
+    "      ...history,\n"
+    "      { role: 'user', parts: [{ text: question }] },\n"
+    "    ],\n"
+    "  })\n"
+    "}\n"
+)
+
+
+def test_retrieved_context_sent_as_a_turn_ahead_of_the_history_is_reported() -> None:
+    assert lines_of(_PRIMED, "PL304", "gemini.ts") == [10]
+
+
+def test_a_fixed_primer_turn_ahead_of_the_history_is_not() -> None:
+    fixed = _PRIMED.replace("`Context:\\n${context}`", "'Answer from the documents.'")
+    assert lines_of(fixed, "PL304", "gemini.ts") == []
+
+
+def test_retrieved_context_after_the_history_is_not() -> None:
+    after = _PRIMED.replace("      ...history,\n", "").replace(
+        "    contents: [\n", "    contents: [\n      ...history,\n"
+    )
+    assert lines_of(after, "PL304", "gemini.ts") == []
