@@ -11,7 +11,8 @@ sent under two system prompts; `flagtools`: tools switched by a flag worked out 
 request's messages; `templateslot`: a chat template's system slot filled from the newest
 message; `importedwindow`: a window cut by a helper another module exports; `movedstate`: a
 figure the reply changes written ahead of the history; `turnahead`: retrieved content sent as a
-turn of its own ahead of the replayed history). Findings are
+turn of its own ahead of the replayed history; `firstonly`: a system message sent only on the
+first request). Findings are
 then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and `memoised` show
 that no later request of the conversation reads the part reported. Pure: text in, findings
 out; another file of the project is read only through the loader the engine passes in.
@@ -30,6 +31,7 @@ from .capwindows import check_cap_windows
 from .chainstart import drop_chain_start
 from .clockhistory import check_clock_in_history
 from .depthinsert import check_depth_insert
+from .firstonly import check_system_first_only
 from .flagtools import check_flag_tools
 from .importedwindow import check_imported_windows
 from .instancemode import drop_instance_modes
@@ -120,6 +122,7 @@ def check_js(
         + check_imported_windows(src, ev)
         + check_moved_state(src)
         + check_turn_ahead_of_history(src)
+        + check_system_first_only(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.

@@ -162,3 +162,27 @@ def test_retrieved_context_after_the_history_is_not() -> None:
         "    contents: [\n", "    contents: [\n      ...history,\n"
     )
     assert lines_of(after, "PL304", "gemini.ts") == []
+
+
+_FIRST_ONLY = (
+    "import OpenAI from 'openai'\n"
+    "export class Service {\n"
+    "  private openai = new OpenAI()\n"
+    "  private isFirstRequest = true\n"
+    "  readonly systemMessage = { role: 'system', content: 'You are kind.' }\n"
+    "  generateChat(messages: any) {\n"
+    "    const target = this.isFirstRequest ? [this.systemMessage, ...messages] : [...messages]\n"
+    "    this.isFirstRequest = false\n"
+    "    return this.openai.chat.completions.create({ messages: target, model: 'gpt-4o' })\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_system_message_sent_only_on_the_first_request_is_reported() -> None:
+    assert lines_of(_FIRST_ONLY, "PL303", "service.ts") == [7]
+
+
+def test_a_system_message_chosen_by_a_flag_never_cleared_is_not_this_shape() -> None:
+    kept = _FIRST_ONLY.replace("    this.isFirstRequest = false\n", "")
+    assert lines_of(kept, "PL303", "service.ts") == []
