@@ -67,6 +67,7 @@ from .toolswap import (
     check_tool_swaps,
     check_tools_dropped,
 )
+from .userahead import check_user_ahead_of_history
 from .windows import check_windows
 from .windowtext import check_window_text_in_system
 
@@ -210,6 +211,7 @@ def check_python(
         check_rewritten(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
     check_system_first_only(tree, ctx)
+    check_user_ahead_of_history(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)

@@ -77,3 +77,33 @@ def test_the_newest_message_read_alone_is_no_window() -> None:
 def test_a_slice_of_a_list_that_holds_no_messages_is_no_window() -> None:
     readings = _SLICED.replace('{"messages":', '{"readings":')
     assert lines_of(readings, "PL303", "mongo.py") == []
+
+
+def test_the_new_message_put_ahead_of_the_replayed_exchanges_is_reported() -> None:
+    assert lines_of(_NEWEST_THREE, "PL304", "gpt.py") == [4]
+
+
+def test_the_new_message_appended_after_the_replayed_exchanges_is_not() -> None:
+    after = _NEWEST_THREE.replace('        {"role": "user", "content": mensaje},\n', "").replace(
+        "    return cliente",
+        '    mensajes.append({"role": "user", "content": mensaje})\n    return cliente',
+    )
+    assert lines_of(after, "PL304", "gpt.py") == []
+
+
+_AGENT_LOOP = (
+    "def run(client, task, tools):\n"
+    "    messages = [\n"
+    '        {"role": "system", "content": PROMPT},\n'
+    '        {"role": "user", "content": task},\n'
+    "    ]\n"
+    "    for step in range(10):\n"
+    '        reply = client.chat.completions.create(model="gpt-4o", messages=messages)\n'
+    '        messages.append({"role": "assistant", "content": reply.text})\n'
+    '        messages.append({"role": "user", "content": run_tools(reply, step)})\n'
+    "    return messages\n"
+)
+
+
+def test_an_agent_loop_growing_the_conversation_is_no_replay() -> None:
+    assert lines_of(_AGENT_LOOP, "PL304", "agent.py") == []
