@@ -186,3 +186,38 @@ def test_a_system_message_sent_only_on_the_first_request_is_reported() -> None:
 def test_a_system_message_chosen_by_a_flag_never_cleared_is_not_this_shape() -> None:
     kept = _FIRST_ONLY.replace("    this.isFirstRequest = false\n", "")
     assert lines_of(kept, "PL303", "service.ts") == []
+
+
+_FLATTENED = (
+    "export function sanitize(rawMessages: any[]) {\n"
+    "  const kept = new Set<string>()\n"
+    "  for (let i = rawMessages.length - 1; i >= 0; i--) {\n"
+    "    for (const part of rawMessages[i].content) {\n"
+    "      if (part.type === 'tool-call' && !kept.has(part.toolName)) kept.add(part.toolCallId)\n"
+    "    }\n"
+    "  }\n"
+    "  const out: any[] = []\n"
+    "  for (const msg of rawMessages) {\n"
+    "    const parts: any[] = []\n"
+    "    for (const part of msg.content) {\n"
+    "      if (kept.has(part.toolCallId)) {\n"
+    "        parts.push({ type: 'tool-call', toolCallId: part.toolCallId, args: part.args })\n"
+    "      } else {\n"
+    "        parts.push({ type: 'text', text: `[called ${part.toolName}]` })\n"
+    "      }\n"
+    "    }\n"
+    "    out.push({ role: msg.role, content: parts })\n"
+    "  }\n"
+    "  return out\n"
+    "}\n"
+)
+
+
+def test_older_tool_calls_flattened_to_text_while_the_newest_are_kept_is_reported() -> None:
+    assert lines_of(_FLATTENED, "PL303", "compress.ts") == [15]
+
+
+def test_tool_calls_flattened_by_a_plain_flag_are_not_this_shape() -> None:
+    # A model without tool support: the same choice on every turn of the conversation.
+    flag = _FLATTENED.replace("if (kept.has(part.toolCallId)) {", "if (supportsTools) {")
+    assert lines_of(flag, "PL303", "compress.ts") == []
