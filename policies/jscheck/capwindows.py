@@ -13,7 +13,9 @@ code and each moving the first message sent once the conversation is longer than
   under a test of a count or a reply's token use against a named bound (`if
   (res.usage.prompt_tokens >= setting.maxPrompts) conversation.data.shift()`);
 - the older half of a history dropped in a loop while the request is over a budget (`msgs =
-  msgs.slice(Math.floor(msgs.length / 2))`).
+  msgs.slice(Math.floor(msgs.length / 2))`);
+- stored rows deleted by a query in a loop once a running total passes a named bound, in a
+  file that builds chat messages (`if (c.totalSize > MAX_TOKEN) Msg.where({ _id }).delete()`).
 
 A copy of the history (`const recent = [...history]`, `let kept = messages`) is the history.
 Pure: a syntax tree in, findings out.
@@ -400,6 +402,42 @@ def _halved(src: Source, call: Node) -> bool:
     return value is not None and is_history(src, value)
 
 
+_DELETES = frozenset({"delete", "deleteOne", "deleteMany", "remove", "destroy"})
+_RUNNING = frozenset({"total", "size", "tokens", "length", "count", "sum"})
+
+
+def _deleted_over_budget(src: Source, call: Node) -> bool:
+    """`for (const c of countList) { if (c.totalSize > OPENAI_MAX_TOKEN) await
+    MsgTable.where({ _id: c.msgId }).delete() }`: stored rows deleted in a loop once a running
+    total passes a named bound, in a file that builds chat messages: the stored conversation
+    is cut to a size budget at its start, and the replay built from it moves with it."""
+    if callee_name(src, call) not in _DELETES:
+        return False
+    args = arguments(call)
+    if args and unwrap(args[0]).type != "object":
+        return False  # `cache.delete(key)`: a map's entry by its key, no stored query
+    p = call.parent
+    branch: Node | None = None
+    cond: Node | None = None
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type == "if_statement" and cond is None:
+            cond = p.child_by_field_name("condition")
+            branch = p.child_by_field_name("consequence")
+            if branch is None or not branch.start_byte <= call.start_byte < branch.end_byte:
+                return False
+        elif p.type in ("for_statement", "for_in_statement", "while_statement"):
+            break
+        p = p.parent
+    if p is None or p.type in FUNCTIONS or cond is None or not _named_bound(src, cond):
+        return False
+    running = any(
+        set(words(src.text(x))) & _RUNNING
+        for x in walk(cond)
+        if x.type in ("identifier", "property_identifier")
+    )
+    return running and _has_role(src, src.root)
+
+
 _SHAPES = (
     (_dropped_over_cap, "the oldest messages are dropped once the history passes a cap"),
     (_kept_by_index, "the history is kept from its length less a cap on, by index"),
@@ -408,6 +446,7 @@ _SHAPES = (
     (_recent_loader, "the history is loaded as its most recent messages"),
     (_dropped_under_bound, "the oldest messages are dropped once a count or size passes a bound"),
     (_halved, "the older half of the messages is dropped while over a budget"),
+    (_deleted_over_budget, "the oldest stored messages are deleted once their size passes a bound"),
 )
 
 

@@ -221,3 +221,37 @@ def test_tool_calls_flattened_by_a_plain_flag_are_not_this_shape() -> None:
     # A model without tool support: the same choice on every turn of the conversation.
     flag = _FLATTENED.replace("if (kept.has(part.toolCallId)) {", "if (supportsTools) {")
     assert lines_of(flag, "PL303", "compress.ts") == []
+
+
+_SIZE_BUDGET = (
+    "async function buildConversation(sessionId, question) {\n"
+    "  const prompt = []\n"
+    "  for (const m of await MsgTable.where({ sessionId }).find()) {\n"
+    "    prompt.push({ role: 'user', content: m.question })\n"
+    "    prompt.push({ role: 'assistant', content: m.answer })\n"
+    "  }\n"
+    "  prompt.push({ role: 'user', content: question })\n"
+    "  return prompt\n"
+    "}\n"
+    "async function discardConversation(sessionId) {\n"
+    "  let totalSize = 0\n"
+    "  const rows = await MsgTable.where({ sessionId }).sort({ createdAt: -1 }).find()\n"
+    "  for (const row of rows) {\n"
+    "    totalSize += row.msgSize\n"
+    "    if (totalSize > OPENAI_MAX_TOKEN) {\n"
+    "      await MsgTable.where({ _id: row._id }).delete()\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_stored_messages_deleted_past_a_size_budget_are_reported() -> None:
+    assert lines_of(_SIZE_BUDGET, "PL303", "event.js") == [16]
+
+
+def test_a_cache_entry_evicted_by_its_key_is_not() -> None:
+    evicted = _SIZE_BUDGET.replace(
+        "await MsgTable.where({ _id: row._id }).delete()", "cache.delete(row._id)"
+    )
+    assert lines_of(evicted, "PL303", "event.js") == []
