@@ -15,7 +15,9 @@ code and each moving the first message sent once the conversation is longer than
 - the older half of a history dropped in a loop while the request is over a budget (`msgs =
   msgs.slice(Math.floor(msgs.length / 2))`);
 - stored rows deleted by a query in a loop once a running total passes a named bound, in a
-  file that builds chat messages (`if (c.totalSize > MAX_TOKEN) Msg.where({ _id }).delete()`).
+  file that builds chat messages (`if (c.totalSize > MAX_TOKEN) Msg.where({ _id }).delete()`);
+- a reply chain collected backwards from the newest message until the list holds a count
+  (`while (msg && history.length < DEPTH_LIMIT) history.unshift({ role, text })`).
 
 A copy of the history (`const recent = [...history]`, `let kept = messages`) is the history.
 Pure: a syntax tree in, findings out.
@@ -438,6 +440,52 @@ def _deleted_over_budget(src: Source, call: Node) -> bool:
     return running and _has_role(src, src.root)
 
 
+def _collected_back_to_cap(src: Source, call: Node) -> bool:
+    """`while (msg && history.length < HISTORY_DEPTH_LIMIT) { history.unshift({ role, text });
+    msg = msg.reply_to_message }`: the conversation collected backwards from the newest
+    message until a count is reached, the newest N whatever the chain's length."""
+    if callee_name(src, call) != "unshift":
+        return False
+    obj = _receiver(call)
+    if obj is None:
+        return False
+    listed = "".join(src.text(unwrap(obj)).split())
+    args = arguments(call)
+    if not (_history(src, obj) or any(_has_role(src, a) for a in args)):
+        return False
+    p = call.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type in ("while_statement", "do_statement", "for_statement"):
+            cond = p.child_by_field_name("condition")
+            return cond is not None and _under_cap(src, cond, listed)
+        p = p.parent
+    return False
+
+
+def _under_cap(src: Source, cond: Node, listed: str) -> bool:
+    """`history.length < MAX` (or `<=`, or turned round) for the list named `listed`."""
+    for x in walk(cond):
+        if x.type != "binary_expression":
+            continue
+        op = src.text(x.child_by_field_name("operator"))
+        left, right = x.child_by_field_name("left"), x.child_by_field_name("right")
+        if left is None or right is None:
+            continue
+        if op in (">", ">="):
+            left, right, op = right, left, "<"
+        if op not in ("<", "<="):
+            continue
+        measured = unwrap(left)
+        if (
+            measured.type == "member_expression"
+            and src.text(measured.child_by_field_name("property")) == "length"
+            and "".join(src.text(measured.child_by_field_name("object")).split()) == listed
+            and (_a_cap(src, right) or bool(set(words(src.text(unwrap(right)))) & _BOUND))
+        ):
+            return True
+    return False
+
+
 _SHAPES = (
     (_dropped_over_cap, "the oldest messages are dropped once the history passes a cap"),
     (_kept_by_index, "the history is kept from its length less a cap on, by index"),
@@ -447,6 +495,7 @@ _SHAPES = (
     (_dropped_under_bound, "the oldest messages are dropped once a count or size passes a bound"),
     (_halved, "the older half of the messages is dropped while over a budget"),
     (_deleted_over_budget, "the oldest stored messages are deleted once their size passes a bound"),
+    (_collected_back_to_cap, "the conversation is collected back from the newest to a count"),
 )
 
 

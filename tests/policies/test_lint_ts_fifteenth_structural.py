@@ -255,3 +255,28 @@ def test_a_cache_entry_evicted_by_its_key_is_not() -> None:
         "await MsgTable.where({ _id: row._id }).delete()", "cache.delete(row._id)"
     )
     assert lines_of(evicted, "PL303", "event.js") == []
+
+
+_REPLY_CHAIN = (
+    "export async function getConversationHistory(chatId: number, start: Message) {\n"
+    "  const history: Turn[] = []\n"
+    "  let current: Message | null = start\n"
+    "  const HISTORY_DEPTH_LIMIT = 15\n"
+    "  while (current && history.length < HISTORY_DEPTH_LIMIT) {\n"
+    "    history.unshift({ role: current.from?.is_bot ? 'model' : 'user', text: current.text })\n"
+    "    current = current.reply_to_message ?? null\n"
+    "  }\n"
+    "  return history\n"
+    "}\n"
+)
+
+
+def test_a_reply_chain_collected_back_to_a_depth_is_reported() -> None:
+    assert lines_of(_REPLY_CHAIN, "PL303", "db.ts") == [6]
+
+
+def test_a_reply_chain_walked_to_its_start_is_not() -> None:
+    whole = _REPLY_CHAIN.replace(
+        "while (current && history.length < HISTORY_DEPTH_LIMIT)", "while (current)"
+    )
+    assert lines_of(whole, "PL303", "db.ts") == []
