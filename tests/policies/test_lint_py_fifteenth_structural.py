@@ -107,3 +107,32 @@ _AGENT_LOOP = (
 
 def test_an_agent_loop_growing_the_conversation_is_no_replay() -> None:
     assert lines_of(_AGENT_LOOP, "PL304", "agent.py") == []
+
+
+_REQUEST_CONTEXT = (
+    "class PromptService:\n"
+    "    def _system(self, context):\n"
+    '        return SYSTEM_PROMPT + "\\n\\nRetrieved:\\n" + context\n'
+    "\n"
+    "    def build_messages(self, request):\n"
+    "        system_content = self._system(request.context)\n"
+    '        messages = [ChatMessage(role="system", content=system_content)]\n'
+    "        if request.history:\n"
+    "            messages.extend(request.history)\n"
+    '        messages.append(ChatMessage(role="user", content=request.question))\n'
+    "        return messages\n"
+)
+
+
+def test_context_the_request_brings_in_the_system_message_ahead_of_its_history() -> None:
+    assert lines_of(_REQUEST_CONTEXT, "PL304", "service.py") == [7]
+
+
+def test_a_setting_the_request_brings_is_not_retrieved_material() -> None:
+    setting = _REQUEST_CONTEXT.replace("request.context", "request.language")
+    assert lines_of(setting, "PL304", "service.py") == []
+
+
+def test_an_attribute_of_the_object_itself_is_not_what_the_request_brings() -> None:
+    own = _REQUEST_CONTEXT.replace("self._system(request.context)", "self._system(self.context)")
+    assert lines_of(own, "PL304", "service.py") == []
