@@ -25,6 +25,7 @@ from .callers import Callers, drop_started_once
 from .clockhistory import check_clock_in_history
 from .context import Context, Scope
 from .firstonly import check_system_first_only
+from .firstturn import check_first_turn_rewritten
 from .flow import Flow
 from .fstrings import downlevel
 from .history import check_history
@@ -212,6 +213,7 @@ def check_python(
     check_system_ahead_of_history(tree, ctx)
     check_system_first_only(tree, ctx)
     check_user_ahead_of_history(tree, ctx)
+    check_first_turn_rewritten(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)

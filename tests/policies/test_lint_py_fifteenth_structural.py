@@ -136,3 +136,36 @@ def test_a_setting_the_request_brings_is_not_retrieved_material() -> None:
 def test_an_attribute_of_the_object_itself_is_not_what_the_request_brings() -> None:
     own = _REQUEST_CONTEXT.replace("self._system(request.context)", "self._system(self.context)")
     assert lines_of(own, "PL304", "service.py") == []
+
+
+_FIRST_TURN = (
+    "def ask(client, question, history, user_profile=None, retrieved_profiles=None):\n"
+    "    parts = []\n"
+    "    if user_profile:\n"
+    '        parts.append(f"Asker:\\n{user_profile}")\n'
+    "    if retrieved_profiles:\n"
+    '        parts.append("\\n".join(retrieved_profiles))\n'
+    '    context_prefix = "\\n\\n".join(parts)\n'
+    "    contents = []\n"
+    "    for i, entry in enumerate(history):\n"
+    '        text = entry["text"]\n'
+    "        if i == 0 and context_prefix:\n"
+    '            text = f"{context_prefix}\\n\\n{text}"\n'
+    '        contents.append({"role": entry["role"], "parts": [{"text": text}]})\n'
+    '    contents.append({"role": "user", "parts": [{"text": question}]})\n'
+    '    return client.models.generate_content(model="gemini-2.5-flash", contents=contents)\n'
+)
+
+
+def test_per_request_material_written_into_the_first_replayed_turn_is_reported() -> None:
+    assert lines_of(_FIRST_TURN, "PL304", "gemini.py") == [12]
+
+
+def test_a_fixed_prompt_folded_into_the_first_turn_is_not() -> None:
+    # A model without a system role: a prompt read at the module's load, the same prefix on
+    # every request.
+    fixed = "PERSONA = load_prompt()\n\n\n" + _FIRST_TURN.replace(
+        'text = f"{context_prefix}\\n\\n{text}"', 'text = f"{PERSONA}\\n\\n{text}"'
+    )
+    assert "PERSONA}" in fixed
+    assert lines_of(fixed, "PL304", "gemini.py") == []
