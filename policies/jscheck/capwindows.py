@@ -27,6 +27,8 @@ Pure: a syntax tree in, findings out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tree_sitter import Node
 
 from ..findings import Finding
@@ -486,16 +488,32 @@ def _under_cap(src: Source, cond: Node, listed: str) -> bool:
     return False
 
 
-_SHAPES = (
-    (_dropped_over_cap, "the oldest messages are dropped once the history passes a cap"),
-    (_kept_by_index, "the history is kept from its length less a cap on, by index"),
-    (_newest_cut, "the history is cut to its newest messages"),
-    (_take_last, "the history is cut to its last messages"),
-    (_recent_loader, "the history is loaded as its most recent messages"),
-    (_dropped_under_bound, "the oldest messages are dropped once a count or size passes a bound"),
-    (_halved, "the older half of the messages is dropped while over a budget"),
-    (_deleted_over_budget, "the oldest stored messages are deleted once their size passes a bound"),
-    (_collected_back_to_cap, "the conversation is collected back from the newest to a count"),
+_SHAPES: tuple[tuple[Callable[[Source, Node], bool], str, frozenset[str] | None], ...] = (
+    (_dropped_over_cap, "the oldest messages are dropped once the history passes a cap", None),
+    (_kept_by_index, "the history is kept from its length less a cap on, by index", None),
+    (_newest_cut, "the history is cut to its newest messages", None),
+    (_take_last, "the history is cut to its last messages", None),
+    (_recent_loader, "the history is loaded as its most recent messages", None),
+    (
+        _dropped_under_bound,
+        "the oldest messages are dropped once a count or size passes a bound",
+        frozenset({"shift", "splice"}),
+    ),
+    (
+        _halved,
+        "the older half of the messages is dropped while over a budget",
+        frozenset({"slice"}),
+    ),
+    (
+        _deleted_over_budget,
+        "the oldest stored messages are deleted once their size passes a bound",
+        _DELETES,
+    ),
+    (
+        _collected_back_to_cap,
+        "the conversation is collected back from the newest to a count",
+        frozenset({"unshift"}),
+    ),
 )
 
 
@@ -507,7 +525,13 @@ def check_cap_windows(src: Source) -> list[Finding]:
     for n in walk(src.root):
         if n.type != "call_expression" or _for_side_request(src, n):
             continue
-        for test, what in _SHAPES:
+        name: str | None = None
+        for test, what, names in _SHAPES:
+            if names is not None:
+                # The newer shapes ask for their method's name first: one lookup a call.
+                name = callee_name(src, n) if name is None else name
+                if name not in names:
+                    continue
             if test(src, n):
                 fn = n.child_by_field_name("function")
                 at = fn.child_by_field_name("property") if fn is not None else None

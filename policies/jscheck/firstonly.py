@@ -16,6 +16,8 @@ to `false`. Pure: a parsed file in, findings out.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from ..findings import Finding
@@ -29,9 +31,13 @@ _WHY = (
     "with every request"
 )
 
+_CHOSEN_LIST = re.compile(rb"\?\s*\[")
+
 
 def check_system_first_only(src: Source) -> list[Finding]:
     out: list[Finding] = []
+    if b"false" not in src.data or not _CHOSEN_LIST.search(src.data):
+        return out  # no flag cleared, or no choice of a list literal
     cleared: set[str] | None = None
     for n in walk(src.root):
         if n.type != "ternary_expression":

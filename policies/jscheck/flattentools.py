@@ -22,6 +22,8 @@ file in, findings out.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from ..findings import Finding
@@ -36,11 +38,14 @@ _WHY = (
 _TOOL_TYPES = frozenset(
     {"tool-call", "tool_call", "tool-result", "tool_result", "tool_use", "function_call"}
 )
+_TOOL_PART = re.compile(rb"tool[-_](call|result|use)|function_call")
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 
 
 def check_flattened_tool_calls(src: Source) -> list[Finding]:
     out: list[Finding] = []
+    if not _TOOL_PART.search(src.data):
+        return out  # no tool part's type written in the file
     for n in walk(src.root):
         if n.type != "if_statement" or not _in_loop(n):
             continue

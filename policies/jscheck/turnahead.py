@@ -20,6 +20,8 @@ findings out.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from ..findings import Finding
@@ -31,12 +33,16 @@ _WHY = (
     "conversation: it changes with every question, so the history behind it is sent again "
     "uncached each time; put it in the newest user message, after the history"
 )
+_WORDS = re.compile(rb"(?i)context|results|memories|documents|chunks|passages")
 # Keys a request's list of messages is handed under (OpenAI, Gemini, Anthropic, Responses).
 _SENT_KEYS = frozenset({"messages", "contents", "input", "history"})
 
 
 def check_turn_ahead_of_history(src: Source) -> list[Finding]:
     out: list[Finding] = []
+    # Cheap byte tests first: a spread, a role and a retrieved word in the file.
+    if b"..." not in src.data or b"role" not in src.data or not _WORDS.search(src.data):
+        return out
     for arr in walk(src.root):
         if arr.type != "array" or not _sent(src, arr):
             continue
