@@ -10,10 +10,13 @@ newest-first slice or a loader named for the recent messages; `otherprefix`: one
 sent under two system prompts; `flagtools`: tools switched by a flag worked out from the
 request's messages; `templateslot`: a chat template's system slot filled from the newest
 message; `importedwindow`: a window cut by a helper another module exports; `movedstate`: a
-figure the reply changes written ahead of the history). Findings are
-then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and `memoised` show
-that no later request of the conversation reads the part reported. Pure: text in, findings
-out; another file of the project is read only through the loader the engine passes in.
+figure the reply changes written ahead of the history; `turnahead`: retrieved content sent as a
+turn of its own ahead of the replayed history; `firstonly`: a system message sent only on the
+first request; `flattentools`: older tool calls rewritten to text once newer ones arrive).
+Findings are then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and
+`memoised` show that no later request of the conversation reads the part reported. Pure: text
+in, findings out; another file of the project is read only through the loader the engine
+passes in.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -30,7 +33,9 @@ from .capwindows import check_cap_windows
 from .chainstart import drop_chain_start
 from .clockhistory import check_clock_in_history
 from .depthinsert import check_depth_insert
+from .firstonly import check_system_first_only
 from .flagtools import check_flag_tools
+from .flattentools import check_flattened_tool_calls
 from .importedwindow import check_imported_windows
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
@@ -63,6 +68,7 @@ from .structure import (
 )
 from .syntax import JS_SUFFIXES, parse
 from .templateslot import check_template_slots
+from .turnahead import check_turn_ahead_of_history
 from .userahead import check_user_ahead_of_history
 from .values import Evaluator, Loader, Module
 
@@ -118,6 +124,9 @@ def check_js(
         + check_template_slots(src)
         + check_imported_windows(src, ev)
         + check_moved_state(src)
+        + check_turn_ahead_of_history(src)
+        + check_system_first_only(src)
+        + check_flattened_tool_calls(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.

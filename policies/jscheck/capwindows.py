@@ -7,7 +7,17 @@ code and each moving the first message sent once the conversation is longer than
 - the newest first, cut, and turned back (`[...history].reverse().slice(0, n).reverse()`);
 - lodash's `takeRight(history, n)` / `takeLast`;
 - a helper named for the recent or last messages handed a count (`getRecentMessages(history,
-  10)`, `loadLastMessages(chatId, 20)`).
+  10)`, `loadLastMessages(chatId, 20)`);
+- the oldest item of a list the file replays as the conversation (spread beside the system
+  messages, handed as `messages`, walked into role messages), whatever it is named, dropped
+  under a test of a count or a reply's token use against a named bound (`if
+  (res.usage.prompt_tokens >= setting.maxPrompts) conversation.data.shift()`);
+- the older half of a history dropped in a loop while the request is over a budget (`msgs =
+  msgs.slice(Math.floor(msgs.length / 2))`);
+- stored rows deleted by a query in a loop once a running total passes a named bound, in a
+  file that builds chat messages (`if (c.totalSize > MAX_TOKEN) Msg.where({ _id }).delete()`);
+- a reply chain collected backwards from the newest message until the list holds a count
+  (`while (msg && history.length < DEPTH_LIMIT) history.unshift({ role, text })`).
 
 A copy of the history (`const recent = [...history]`, `let kept = messages`) is the history.
 Pure: a syntax tree in, findings out.
@@ -16,6 +26,8 @@ Pure: a syntax tree in, findings out.
 # pure: imports no I/O (tests/test_layout.py checks it)
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from tree_sitter import Node
 
@@ -265,12 +277,243 @@ def _recent_loader(src: Source, call: Node) -> bool:
     return any(unwrap(a).type == "number" and _a_cap(src, a) for a in arguments(call))
 
 
-_SHAPES = (
-    (_dropped_over_cap, "the oldest messages are dropped once the history passes a cap"),
-    (_kept_by_index, "the history is kept from its length less a cap on, by index"),
-    (_newest_cut, "the history is cut to its newest messages"),
-    (_take_last, "the history is cut to its last messages"),
-    (_recent_loader, "the history is loaded as its most recent messages"),
+# A bound a list is kept under, by its name: a cap, a depth, a token or byte budget
+# (`setting.maxPrompts`, `this._messageDepth`, `MAX_REQUEST_BYTES`).
+_BOUND = _CAP | frozenset({"depth", "budget", "tokens", "bytes", "threshold", "max"})
+
+
+def _named_bound(src: Source, cond: Node) -> bool:
+    """A comparison (`>`, `>=`, or `<`, `<=` turned round) in `cond` whose bound is a name of
+    one, not a literal: a queue drained to empty (`queue.length > 0`) keeps no window."""
+    for x in walk(cond):
+        if x.type != "binary_expression":
+            continue
+        op = src.text(x.child_by_field_name("operator"))
+        left, right = x.child_by_field_name("left"), x.child_by_field_name("right")
+        if left is None or right is None or op not in ("<", "<=", ">", ">="):
+            continue
+        bound = unwrap(left if op in ("<", "<=") else right)
+        if bound.type == "member_expression":
+            prop = bound.child_by_field_name("property")
+            name = src.text(prop) if prop is not None else ""
+        elif bound.type == "identifier":
+            name = src.text(bound)
+        else:
+            continue
+        if set(words(name)) & _BOUND:
+            return True
+    return False
+
+
+def _has_role(src: Source, node: Node) -> bool:
+    """An object literal with a `role` key inside `node` (a chat message built there)."""
+    return any(
+        x.type == "pair" and src.text(x.child_by_field_name("key")).strip("'\"") == "role"
+        for x in walk(node)
+    )
+
+
+def _replayed(src: Source, listed: str) -> bool:
+    """Whether the file sends the list named `listed` as a conversation, whatever it is named:
+    spread beside other items into a new list (`[...this.systemMessages, ...this.queue]`),
+    handed as a request's `messages`, or walked to build role messages
+    (`conversation.data.forEach(([q, a]) => messages.push({ role: "user", content: q }))`)."""
+    for n in walk(src.root):
+        if n.type == "spread_element" and n.named_children:
+            if "".join(src.text(unwrap(n.named_children[0])).split()) != listed:
+                continue
+            holder = n.parent
+            if holder is not None and holder.type == "array" and len(holder.named_children) > 1:
+                return True
+        elif n.type == "pair" and src.text(n.child_by_field_name("key")) == "messages":
+            value = n.child_by_field_name("value")
+            if value is not None and "".join(src.text(unwrap(value)).split()) == listed:
+                return True
+        elif n.type == "call_expression" and callee_name(src, n) in ("forEach", "map"):
+            got = _receiver(n)
+            same = got is not None and "".join(src.text(unwrap(got)).split()) == listed
+            if same and any(_has_role(src, a) for a in arguments(n)):
+                return True
+        elif n.type == "for_in_statement":
+            right = n.child_by_field_name("right")
+            body = n.child_by_field_name("body")
+            same = right is not None and "".join(src.text(unwrap(right)).split()) == listed
+            if same and body is not None and _has_role(src, body):
+                return True
+    return False
+
+
+def _dropped_under_bound(src: Source, call: Node) -> bool:
+    """`if (res.usage.prompt_tokens >= setting.maxPrompts) conversation.data.shift()`, `while
+    (queue.filter(m => m.role === "user").length > this._messageDepth) queue.shift()`: the
+    oldest item of a list the file replays as the conversation, dropped under a test of a count
+    or a reply's size against a named bound, whatever the list is named."""
+    name = callee_name(src, call)
+    args = arguments(call)
+    if name == "splice" and not (args and src.text(unwrap(args[0])) == "0"):
+        return False
+    if name not in ("shift", "splice"):
+        return False
+    obj = _receiver(call)
+    if obj is None or unwrap(obj).type not in ("identifier", "member_expression"):
+        return False
+    listed = "".join(src.text(unwrap(obj)).split())
+    p = call.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type in ("if_statement", "while_statement"):
+            cond = p.child_by_field_name("condition")
+            body = p.child_by_field_name("consequence" if p.type == "if_statement" else "body")
+            inside = body is not None and body.start_byte <= call.start_byte < body.end_byte
+            if not inside or cond is None or not _named_bound(src, cond):
+                return False
+            return not _holds_records(src, listed) and _replayed(src, listed)
+        p = p.parent
+    return False
+
+
+def _halved(src: Source, call: Node) -> bool:
+    """`while (size(msgs) > MAX_BYTES) msgs = msgs.slice(Math.floor(msgs.length / 2))`: a
+    history (or a local taken from one) bound again to its newer half in a loop, a budget cut
+    whose first message moves each time the conversation grows past the budget."""
+    args = arguments(call)
+    if callee_name(src, call) != "slice" or len(args) != 1:
+        return False
+    arg = "".join(src.text(unwrap(args[0])).split())
+    if ".length/2" not in arg and ".length>>1" not in arg:
+        return False
+    obj = _receiver(call)
+    p = call.parent
+    if obj is None or p is None or p.type != "assignment_expression":
+        return False
+    left = p.child_by_field_name("left")
+    if left is None or src.text(left) != src.text(obj):
+        return False
+    loop = p.parent
+    while loop is not None and loop.type not in FUNCTIONS:
+        if loop.type in ("while_statement", "for_statement", "do_statement"):
+            break
+        loop = loop.parent
+    if loop is None or loop.type in FUNCTIONS:
+        return False
+    if _history(src, obj):
+        return True
+    obj = unwrap(obj)
+    value = _declared(src, obj) if obj.type == "identifier" else None
+    value = unwrap(value) if value is not None else None
+    if value is not None and value.type == "binary_expression":
+        # `let msgs = options.messages || []`
+        value = value.child_by_field_name("left")
+    return value is not None and is_history(src, value)
+
+
+_DELETES = frozenset({"delete", "deleteOne", "deleteMany", "remove", "destroy"})
+_RUNNING = frozenset({"total", "size", "tokens", "length", "count", "sum"})
+
+
+def _deleted_over_budget(src: Source, call: Node) -> bool:
+    """`for (const c of countList) { if (c.totalSize > OPENAI_MAX_TOKEN) await
+    MsgTable.where({ _id: c.msgId }).delete() }`: stored rows deleted in a loop once a running
+    total passes a named bound, in a file that builds chat messages: the stored conversation
+    is cut to a size budget at its start, and the replay built from it moves with it."""
+    if callee_name(src, call) not in _DELETES:
+        return False
+    args = arguments(call)
+    if args and unwrap(args[0]).type != "object":
+        return False  # `cache.delete(key)`: a map's entry by its key, no stored query
+    p = call.parent
+    branch: Node | None = None
+    cond: Node | None = None
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type == "if_statement" and cond is None:
+            cond = p.child_by_field_name("condition")
+            branch = p.child_by_field_name("consequence")
+            if branch is None or not branch.start_byte <= call.start_byte < branch.end_byte:
+                return False
+        elif p.type in ("for_statement", "for_in_statement", "while_statement"):
+            break
+        p = p.parent
+    if p is None or p.type in FUNCTIONS or cond is None or not _named_bound(src, cond):
+        return False
+    running = any(
+        set(words(src.text(x))) & _RUNNING
+        for x in walk(cond)
+        if x.type in ("identifier", "property_identifier")
+    )
+    return running and _has_role(src, src.root)
+
+
+def _collected_back_to_cap(src: Source, call: Node) -> bool:
+    """`while (msg && history.length < HISTORY_DEPTH_LIMIT) { history.unshift({ role, text });
+    msg = msg.reply_to_message }`: the conversation collected backwards from the newest
+    message until a count is reached, the newest N whatever the chain's length."""
+    if callee_name(src, call) != "unshift":
+        return False
+    obj = _receiver(call)
+    if obj is None:
+        return False
+    listed = "".join(src.text(unwrap(obj)).split())
+    args = arguments(call)
+    if not (_history(src, obj) or any(_has_role(src, a) for a in args)):
+        return False
+    p = call.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type in ("while_statement", "do_statement", "for_statement"):
+            cond = p.child_by_field_name("condition")
+            return cond is not None and _under_cap(src, cond, listed)
+        p = p.parent
+    return False
+
+
+def _under_cap(src: Source, cond: Node, listed: str) -> bool:
+    """`history.length < MAX` (or `<=`, or turned round) for the list named `listed`."""
+    for x in walk(cond):
+        if x.type != "binary_expression":
+            continue
+        op = src.text(x.child_by_field_name("operator"))
+        left, right = x.child_by_field_name("left"), x.child_by_field_name("right")
+        if left is None or right is None:
+            continue
+        if op in (">", ">="):
+            left, right, op = right, left, "<"
+        if op not in ("<", "<="):
+            continue
+        measured = unwrap(left)
+        if (
+            measured.type == "member_expression"
+            and src.text(measured.child_by_field_name("property")) == "length"
+            and "".join(src.text(measured.child_by_field_name("object")).split()) == listed
+            and (_a_cap(src, right) or bool(set(words(src.text(unwrap(right)))) & _BOUND))
+        ):
+            return True
+    return False
+
+
+_SHAPES: tuple[tuple[Callable[[Source, Node], bool], str, frozenset[str] | None], ...] = (
+    (_dropped_over_cap, "the oldest messages are dropped once the history passes a cap", None),
+    (_kept_by_index, "the history is kept from its length less a cap on, by index", None),
+    (_newest_cut, "the history is cut to its newest messages", None),
+    (_take_last, "the history is cut to its last messages", None),
+    (_recent_loader, "the history is loaded as its most recent messages", None),
+    (
+        _dropped_under_bound,
+        "the oldest messages are dropped once a count or size passes a bound",
+        frozenset({"shift", "splice"}),
+    ),
+    (
+        _halved,
+        "the older half of the messages is dropped while over a budget",
+        frozenset({"slice"}),
+    ),
+    (
+        _deleted_over_budget,
+        "the oldest stored messages are deleted once their size passes a bound",
+        _DELETES,
+    ),
+    (
+        _collected_back_to_cap,
+        "the conversation is collected back from the newest to a count",
+        frozenset({"unshift"}),
+    ),
 )
 
 
@@ -282,7 +525,13 @@ def check_cap_windows(src: Source) -> list[Finding]:
     for n in walk(src.root):
         if n.type != "call_expression" or _for_side_request(src, n):
             continue
-        for test, what in _SHAPES:
+        name: str | None = None
+        for test, what, names in _SHAPES:
+            if names is not None:
+                # The newer shapes ask for their method's name first: one lookup a call.
+                name = callee_name(src, n) if name is None else name
+                if name not in names:
+                    continue
             if test(src, n):
                 fn = n.child_by_field_name("function")
                 at = fn.child_by_field_name("property") if fn is not None else None

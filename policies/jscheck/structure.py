@@ -418,7 +418,8 @@ def _cap_param(src: Source, declared: dict[str, list[list[Node]]], name: str, in
 
 def _is_cap(name: str) -> bool:
     ws = set(words(name))
-    return bool(ws & _CAP) and bool(ws & _COUNTED)
+    # `WINDOW_SIZE`: a sliding window's size is a count of the messages it keeps.
+    return (bool(ws & _CAP) and bool(ws & _COUNTED)) or ws == {"window", "size"}
 
 
 def _negative(src: Source, node: Node) -> bool:

@@ -6,7 +6,11 @@ earlier message: the history after it is sent again uncached. Decided by where t
 goes (before the history of the list it joins), not by the list's name. The same for a second
 system message, after the list's first, whose text the function computes for this request (a
 user's stored background read by a call, the page the request names): fixed text, a parameter
-or an attribute set elsewhere is left alone. Pure: a syntax tree in, findings out.
+or an attribute set elsewhere is left alone. The system message may also head the list as it
+is made (`messages = [ChatMessage(role="system", content=c)]`, then
+`messages.extend(request.history)`), and the retrieved material may be what a parameter of the
+function brings with the request (`self._system(request.context)`; not `self.context`). Pure: a
+syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -37,6 +41,7 @@ def check_system_ahead_of_history(tree: ast.Module, ctx: Context) -> None:
 
 def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
     recalled: dict[str, str] = {}  # local -> the recalled name it is made from
+    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self", "cls"}
     for n in ast.walk(fn):
         if isinstance(n, ast.Assign) and isinstance(n.value, (ast.Call, ast.Await)):
             call = n.value.value if isinstance(n.value, ast.Await) else n.value
@@ -44,6 +49,7 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
                 continue
             named = [k.arg for k in call.keywords if k.arg and set(words(k.arg)) & _RECALLED]
             named += [a.id for a in call.args if isinstance(a, ast.Name) and _recalled(a.id)]
+            named += [ast.unparse(a) for a in call.args if _handed_in(a, params)]
             for t in n.targets:
                 if isinstance(t, ast.Name) and (named or _recalled(t.id)):
                     recalled[t.id] = named[0] if named else t.id
@@ -55,7 +61,9 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
             and n.func.attr == "extend"
             and isinstance(n.func.value, ast.Name)
             and any(
-                isinstance(x, ast.Name) and set(words(x.id)) & _HISTORY
+                (isinstance(x, ast.Name) and set(words(x.id)) & _HISTORY)
+                # `messages.extend(request.history)`
+                or (isinstance(x, ast.Attribute) and set(words(x.attr)) & _HISTORY)
                 for a in n.args
                 for x in ast.walk(a)
             )
@@ -69,6 +77,20 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
         return
     headed = _system_headed(fn)
     local = _locals(fn)
+    for n in ast.walk(fn):
+        # `messages = [ChatMessage(role="system", content=system_content)]`, the history
+        # extended onto it later
+        if (
+            isinstance(n, (ast.Assign, ast.AnnAssign))
+            and isinstance(n.value, ast.List)
+            and n.value.elts
+            and (listed := n.targets[0] if isinstance(n, ast.Assign) else n.target)
+            and isinstance(listed, ast.Name)
+            and any(line > n.lineno for line in grown.get(listed.id, []))
+            and (content := _system_content(n.value.elts[0])) is not None
+            and content in recalled
+        ):
+            ctx.flag(n, "PL304", _WHY.format(name=recalled[content]))
     for n in ast.walk(fn):
         if not (
             isinstance(n, ast.Call)
@@ -182,6 +204,15 @@ _WHY_SECOND = (
 
 def _recalled(name: str) -> bool:
     return bool(set(words(name)) & _RECALLED)
+
+
+def _handed_in(arg: ast.expr, params: set[str]) -> bool:
+    """`request.context`, `req.documents`: retrieved material a parameter of the function
+    brings with this request (the request object that also brings its history)."""
+    if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name)):
+        return False
+    ws = words(arg.attr)
+    return arg.value.id in params and bool(ws) and (ws[-1] == "context" or _recalled(arg.attr))
 
 
 def _system_content(msg: ast.expr) -> str | None:

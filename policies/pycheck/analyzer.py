@@ -26,6 +26,7 @@ from .callers import Callers, drop_started_once
 from .clockhistory import check_clock_in_history
 from .context import Context, Scope
 from .firstonly import check_system_first_only
+from .firstturn import check_first_turn_rewritten
 from .flow import Flow
 from .fstrings import downlevel
 from .history import check_history
@@ -68,6 +69,7 @@ from .toolswap import (
     check_tool_swaps,
     check_tools_dropped,
 )
+from .userahead import check_user_ahead_of_history
 from .windows import check_windows
 from .windowtext import check_window_text_in_system
 
@@ -213,6 +215,8 @@ def check_python(
         check_rewritten(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
     check_system_first_only(tree, ctx)
+    check_user_ahead_of_history(tree, ctx)
+    check_first_turn_rewritten(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)

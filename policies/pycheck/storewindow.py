@@ -3,7 +3,10 @@ text (`SELECT role, content FROM messages WHERE chat = ? ORDER BY id DESC LIMIT 
 (`select(Message).order_by(desc(Message.id)).limit(n)`, `Message.id.desc()`) or Django
 (`Message.objects.filter(...).order_by("-id")[:n]`): once the chat holds more than the cap, the
 oldest message sent moves on every exchange, so the request after the system prompt misses the
-cache. The store's own window, beside `windows` (which finds the list cut in Python).
+cache. The store's own window, beside `windows` (which finds the list cut in Python). A table
+of any name counts where the rows read are walked into chat messages (`for c in
+reversed(rows): msgs.extend([{"role": "user", ...}])`), and a document store's projection of
+the newest stored messages (`find_one(q, {"messages": {"$slice": -limit}})`) is the same window.
 
 Counts only where the file shows the rows become the sent history: in a file that mentions a
 `role`, where the function turns them into chat messages (`{"role": r, ...}`), or the function or
@@ -40,6 +43,8 @@ _WHY = (
 
 
 def check_store_windows(tree: ast.Module, ctx: Context) -> None:
+    if any("$slice" in line for line in ctx.lines):
+        _check_slice_projections(tree, ctx)
     # Cheap text tests first: most files read no store newest first.
     if not any("role" in line for line in ctx.lines) or not any(
         "desc" in line or "DESC" in line or "order_by" in line for line in ctx.lines
@@ -51,6 +56,99 @@ def check_store_windows(tree: ast.Module, ctx: Context) -> None:
         fn_sent = bool(set(words(fn.name)) & _SENT) or _builds_messages(fn)
         for stmt in fn.body:
             _check_statement(stmt, fn_sent, ctx)
+        if _builds_messages(fn):
+            _check_rows_made_messages(fn, ctx)
+
+
+def _check_rows_made_messages(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
+    """`recientes = db.query(Conversacion).order_by(Conversacion.id.desc()).limit(3).all()`,
+    then `for c in reversed(recientes): mensajes.extend([{"role": "user", ...}, ...])`: rows
+    read newest first and capped, each turned into chat messages, whatever the table and the
+    list are named (the shape says they are the replayed history)."""
+    walked = {
+        _iterated_name(loop.iter)
+        for loop in ast.walk(fn)
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and _builds_messages_in(loop.body)
+    }
+    walked.discard(None)
+    for stmt in ast.walk(fn):
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if not isinstance(target, ast.Name) or target.id not in walked:
+            continue
+        for n in ast.walk(stmt.value):
+            if (
+                isinstance(n, ast.expr)
+                and _orm_window(n) is None
+                and (what := _orm_window(n, any_rows=True)) is not None
+            ):
+                # At the cap's line (`.limit(3)` of a chain written over several lines).
+                end = n.func if isinstance(n, ast.Call) else n
+                line = getattr(end, "end_lineno", None) or n.lineno
+                at = ast.Constant(value=None, lineno=line, col_offset=0)
+                ctx.flag(at, "PL303", _WHY.format(what=f"`{what}`"))
+                break
+
+
+def _iterated_name(node: ast.expr) -> str | None:
+    """`rows`, `reversed(rows)`, `rows[::-1]`: the name a loop walks."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("reversed", "list")
+        and len(node.args) == 1
+    ):
+        node = node.args[0]
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _builds_messages_in(body: list[ast.stmt]) -> bool:
+    return any(
+        isinstance(n, ast.Dict) and any(k is not None and const_str(k) == "role" for k in n.keys)
+        for stmt in body
+        for n in ast.walk(stmt)
+    )
+
+
+def _check_slice_projections(tree: ast.Module, ctx: Context) -> None:
+    """`db.find_one({"phone": p}, {"messages": {"$slice": -limit}})`: a document store's
+    projection that returns only the newest `limit` stored messages, in a function named for
+    the history or one that builds chat messages. The store's own window, as a SQL `ORDER BY
+    ... DESC LIMIT` is."""
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if not (set(words(fn.name)) & _SENT or _builds_messages(fn)):
+            continue
+        for call in ast.walk(fn):
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr.startswith("find")
+            ):
+                continue
+            for arg in call.args[1:] + [k.value for k in call.keywords if k.arg == "projection"]:
+                if not isinstance(arg, ast.Dict):
+                    continue
+                for key, value in zip(arg.keys, arg.values, strict=True):
+                    name = const_str(key) if key is not None else None
+                    if name is None or not _stored(name) or not isinstance(value, ast.Dict):
+                        continue
+                    for k, v in zip(value.keys, value.values, strict=True):
+                        if k is not None and const_str(k) == "$slice" and _from_end(v):
+                            what = f"`{{'{name}': {{'$slice': {ast.unparse(v)}}}}}`"
+                            ctx.flag(v, "PL303", _WHY.format(what=what))
+
+
+def _from_end(node: ast.expr) -> bool:
+    """`-limit`, `-20`: a count taken from the end of the stored list (not `-1`, the newest
+    message read on its own)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return not (isinstance(node.operand, ast.Constant) and node.operand.value == 1)
+    return isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value < -1
 
 
 def _check_statement(stmt: ast.stmt, fn_sent: bool, ctx: Context) -> None:
@@ -95,9 +193,9 @@ def _stored(name: str) -> bool:
     return bool(set(words(name)) & _STORED)
 
 
-def _orm_window(node: ast.expr) -> str | None:
+def _orm_window(node: ast.expr, any_rows: bool = False) -> str | None:
     """`...order_by(desc(M.id)).limit(n)` or `...order_by("-id")[:n]` on a model or table of
-    stored messages: what it reads, shortened."""
+    stored messages (of any rows with `any_rows`): what it reads, shortened."""
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -132,7 +230,7 @@ def _orm_window(node: ast.expr) -> str | None:
             break
         else:
             break
-    if not (newest_first and stored):
+    if not (newest_first and (stored or any_rows)):
         return None
     text = ast.unparse(node)
     return text if len(text) <= 70 else text[:67] + "..."
