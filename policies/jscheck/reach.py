@@ -473,6 +473,8 @@ class _Index:
                     ]
                     if not targets or not all(self._silent(t) for t in targets):
                         return False
+                elif f.type == "member_expression" and _handed_object(self.src, n, handed):
+                    return False  # `agent.processMessage(prompt)`: an object handed in
             elif n.type == "new_expression":
                 if _root_name_new(self.src, n) in named:
                     return False
@@ -1164,6 +1166,50 @@ def _dropped(call: Node) -> bool:
     while n is not None and n.type in ("await_expression", "member_expression", "call_expression"):
         n = n.parent
     return n is not None and n.type == "expression_statement"
+
+
+# Methods of lists, strings and maps: called on an object handed in, they ask nothing.
+_PLAIN = frozenset(
+    {"push", "unshift", "splice", "slice", "map", "filter", "join", "concat", "includes"}
+    | {"indexOf", "get", "has", "set", "add", "delete", "find", "findIndex", "some", "every"}
+    | {"reduce", "forEach", "split", "replace", "replaceAll", "startsWith", "endsWith", "trim"}
+    | {"sort", "reverse", "flat", "flatMap", "at", "toString", "padStart", "padEnd", "match"}
+    | {"test", "localeCompare", "toFixed", "substring", "toLowerCase", "toUpperCase", "keys"}
+    | {"values", "entries", "fill", "pop", "shift", "lastIndexOf", "charAt", "repeat"}
+)
+
+
+def _handed_object(src: Source, call: Node, handed: set[str]) -> bool:
+    """A method call on an object handed in (a parameter, or a field of `this` other than
+    its methods) with a value among its arguments (`agent.processMessage(prompt)`,
+    `this.store.save(rows)`): what that object does is not seen here. Plain list, string
+    and map methods (`messages.slice(-20)`) are not such calls."""
+    if callee_name(src, call) in _PLAIN:
+        return False
+    f = unwrap(call.child_by_field_name("function"))  # type: ignore[arg-type]
+    obj = f.child_by_field_name("object")
+    if obj is None:
+        return False
+    obj = unwrap(obj)
+    if obj.type == "member_expression":  # `this.store.save(...)`
+        inner = obj.child_by_field_name("object")
+        by_field = inner is not None and unwrap(inner).type == "this"
+    else:
+        by_field = False
+    root = obj
+    while root.type in ("member_expression", "subscript_expression", "call_expression"):
+        inner = root.child_by_field_name("function" if root.type == "call_expression" else "object")
+        if inner is None:
+            break
+        root = unwrap(inner)
+    if not by_field and not (root.type == "identifier" and src.text(root) in handed):
+        return False
+    return any(
+        unwrap(a).type
+        not in ("string", "number", "true", "false", "null", "arrow_function")
+        and unwrap(a).type not in FUNCTIONS
+        for a in arguments(call)
+    )
 
 
 def _handed(obj: Node) -> bool:

@@ -210,3 +210,34 @@ def test_a_window_kept_on_state_nothing_in_the_file_sends() -> None:
         "function count(): number {\n  return history.length;\n}\n\nbus.on('count', count);\n",
     )
     assert (8, "PL303") not in line_codes(quiet, "src/bus.ts")
+
+
+# A window handed to an object the function is given (`agent.process(...)`): what that object
+# does is not seen here, so the window may be sent.
+_HANDED_TS = (
+    "type Message = { role: 'user' | 'assistant'; content: string };\n"
+    "type Agent = { process(messages: Message[]): Promise<void> };\n"
+    "\n"
+    "const history: Message[] = [];\n"
+    "\n"
+    "function recentHistory(): Message[] {\n"
+    "  return history.slice(-10);\n"
+    "}\n"
+    "\n"
+    "async function step(agent: Agent): Promise<void> {\n"
+    "  await agent.process(recentHistory());\n"
+    "}\n"
+    "\n"
+    "step({ process: async () => {} });\n"
+)
+
+
+def test_a_window_handed_to_an_object_given_to_its_caller() -> None:
+    assert (7, "PL303") in line_codes(_HANDED_TS, "src/loop.ts")
+
+
+def test_the_same_window_only_counted_for_a_log() -> None:
+    printed = _HANDED_TS.replace(
+        "await agent.process(recentHistory());", "console.log(recentHistory().length);"
+    )
+    assert (7, "PL303") not in line_codes(printed, "src/loop.ts")
