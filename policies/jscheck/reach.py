@@ -475,6 +475,13 @@ class _Index:
                         return False
                 elif f.type == "member_expression" and _handed_object(self.src, n, handed):
                     return False  # `agent.processMessage(prompt)`: an object handed in
+                elif (
+                    f.type == "member_expression"
+                    and callee_name(self.src, n) not in _PLAIN
+                    and set(_chain_words(self.src, f)) & _ASKING
+                    and _root_name(self.src, n) not in named
+                ):
+                    return False  # `openai.chat.completions.create(options)`: a model client's
             elif n.type == "new_expression":
                 if _root_name_new(self.src, n) in named:
                     return False
@@ -1179,6 +1186,25 @@ _PLAIN = frozenset(
 )
 
 
+def _chain_words(src: Source, f: Node) -> list[str]:
+    """The words of the names along a callee's member chain (`openai.chat.completions.create`
+    -> openai, chat, completions, create), not those of the arguments on the way."""
+    out: list[str] = []
+    n: Node | None = f
+    while n is not None:
+        n = unwrap(n)
+        if n.type == "member_expression":
+            out += words(src.text(n.child_by_field_name("property")))
+            n = n.child_by_field_name("object")
+        elif n.type == "call_expression":
+            n = n.child_by_field_name("function")
+        else:
+            if n.type in ("identifier", "this"):
+                out += words(src.text(n))
+            break
+    return out
+
+
 def _handed_object(src: Source, call: Node, handed: set[str]) -> bool:
     """A method call on an object handed in (a parameter, or a field of `this` other than
     its methods) with a value among its arguments (`agent.processMessage(prompt)`,
@@ -1205,8 +1231,7 @@ def _handed_object(src: Source, call: Node, handed: set[str]) -> bool:
     if not by_field and not (root.type == "identifier" and src.text(root) in handed):
         return False
     return any(
-        unwrap(a).type
-        not in ("string", "number", "true", "false", "null", "arrow_function")
+        unwrap(a).type not in ("string", "number", "true", "false", "null", "arrow_function")
         and unwrap(a).type not in FUNCTIONS
         for a in arguments(call)
     )

@@ -241,3 +241,29 @@ def test_the_same_window_only_counted_for_a_log() -> None:
         "await agent.process(recentHistory());", "console.log(recentHistory().length);"
     )
     assert (7, "PL303") not in line_codes(printed, "src/loop.ts")
+
+
+def test_a_window_handed_to_a_model_client_s_call_with_options_made_elsewhere() -> None:
+    # `openai.chat.completions.create(body)`: no request options in sight, but the client's
+    # path names a model's chat: the window may be sent.
+    sent = _HANDED_TS.replace(
+        "type Agent = { process(messages: Message[]): Promise<void> };\n",
+        "import OpenAI from 'openai';\n",
+    ).replace(
+        "async function step(agent: Agent): Promise<void> {\n"
+        "  await agent.process(recentHistory());\n"
+        "}\n"
+        "\n"
+        "step({ process: async () => {} });\n",
+        "const openai = new OpenAI();\n"
+        "const options = { model: 'gpt-4o' };\n"
+        "\n"
+        "async function step(): Promise<void> {\n"
+        "  const body: Record<string, unknown> = { ...options };\n"
+        "  body.messages = recentHistory();\n"
+        "  await openai.chat.completions.create(body);\n"
+        "}\n"
+        "\n"
+        "step();\n",
+    )
+    assert (7, "PL303") in line_codes(sent, "src/loop.ts")
