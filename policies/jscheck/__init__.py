@@ -135,7 +135,7 @@ def check_js(
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
     found = drop_memoised(src, drop_read_once_per_run(src, found))
-    found = drop_unreached(src, found, importers)
+    found = drop_unreached(src, found, importers, module)
     placed = {(f.code, f.line) for f in found}
     found += [f for f in check_dated_chat_templates(path, text) if (f.code, f.line) not in placed]
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

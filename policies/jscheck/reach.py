@@ -29,6 +29,8 @@ from ..reach import (
     records_only,
     sink_line,
 )
+from .nowhere import answers_client as nowhere_answers
+from .nowhere import exported_name, kept_in, module_bindings, parameters, project_names
 from .platform import on_platform, platform_handler, platform_values, project_imports
 from .syntax import (
     FUNCTIONS,
@@ -42,8 +44,10 @@ from .syntax import (
     unwrap,
     walk,
 )
+from .values import Module
 
 _DEPTH = 2
+_FAR = 4  # callers followed by the reach gate (`reaches_nothing`)
 _REQUEST_KEYS = frozenset({"messages", "prompt", "input", "contents"})
 _CHAINED = frozenset(
     {"previous_response_id", "previousResponseId", "conversation", "conversationId", "thread"}
@@ -134,11 +138,14 @@ Importers = Callable[[str, str], list[tuple[Source, str]]]
 
 
 def drop_unreached(
-    src: Source, found: list[Finding], importers: Importers | None = None
+    src: Source,
+    found: list[Finding],
+    importers: Importers | None = None,
+    module: Module | None = None,
 ) -> list[Finding]:
     if not any(decided_by_reach(f.code) or f.code in _SHAPES for f in found):
         return found
-    index = _Index(src, importers)
+    index = _Index(src, importers, module)
     unsent = {
         i
         for i, f in enumerate(found)
@@ -149,6 +156,7 @@ def drop_unreached(
                 index.in_test_at(f.line) or index.answers_client(f.line) or index.runs_once(f.line)
             )
         )
+        or ((decided_by_reach(f.code) or f.code == "PL303") and index.reaches_nothing(f.line))
     }
     return keep(found, unsent)
 
@@ -160,9 +168,14 @@ _SHAPES = frozenset({"PL303", "PL305"})
 
 
 class _Index:
-    def __init__(self, src: Source, importers: Importers | None = None) -> None:
+    def __init__(
+        self, src: Source, importers: Importers | None = None, module: Module | None = None
+    ) -> None:
         self.src = src
         self.importers = importers
+        self.module = module  # its imports resolved, for the reach gate (one file away)
+        self._there: dict[str, _Index] = {}
+        self._hops = 0  # files away from the linted one
         self.functions = [n for n in walk(src.root) if n.type in FUNCTIONS]
         self._sites: dict[int, list[Site]] = {}
         self._away: dict[int, list[Site]] = {}
@@ -170,6 +183,10 @@ class _Index:
         self._working: set[int] = set()  # functions whose requests are being worked out
         self._platform: frozenset[str] | None = None
         self._project: frozenset[str] | None = None
+        self._named: frozenset[str] | None = None  # bound to the project's modules
+        self._top: frozenset[str] | None = None  # bound at the module's top level
+        self._silence: dict[int, bool] = {}
+        self._hushing: set[int] = set()  # functions whose silence is being worked out
 
     def around(self, line: int) -> Node | None:
         held = [fn for fn in self.functions if fn.start_point[0] + 1 <= line <= fn.end_point[0] + 1]
@@ -210,6 +227,270 @@ class _Index:
         ):
             return True  # a serialiser's copy of a prompt built and sent elsewhere
         return one_shot_only(self.reached(fn, 0, set()))
+
+    def reaches_nothing(self, line: int) -> bool:
+        """Whether the code at `line` reaches no model request at all, as far as the project
+        shows: its function (a callback counts as part of the function it is handed to)
+        makes no request, reaches no network or process, calls nothing of the project's
+        other modules and no local function that does, keeps nothing another function may
+        send, and every caller is such a function too (in this file; for an exported
+        function, in the files that import it; a web framework's route handler or a
+        callback handed to a package at module level has none). A window or a value
+        that only such code holds is rendered, counted, logged or answered to an HTTP
+        client. A method (its callers are reached through objects), a function handed on
+        as a value, or an exported one no file of the project imports is not followed:
+        kept."""
+        fn = self.around(line)
+        top = self._climb(fn) if fn is not None else None
+        return top is not None and self._nowhere(top, 0, set())
+
+    def _climb(self, fn: Node) -> Node | None:
+        """The function a callback runs as part of; the callback itself where it is handed
+        to a package's call at module level (`app.get("/rows", (req, res) => ...)`); None
+        where it is handed at module level to the project's own function (which may send
+        what it returns)."""
+        while _callback(fn):
+            up = self.around_node(fn)
+            if up is None:
+                call = fn.parent.parent if fn.parent is not None else None
+                if call is None or call.type != "call_expression" or not _dropped(call):
+                    return None  # its result is kept (`const prompts = chunks.map(...)`)
+                root = _root_name(self.src, call)
+                if root in self._named_project() or self._local(callee_name(self.src, call)):
+                    return None
+                if root not in self._bound():
+                    return None  # a global the file does not show (`schedule(...)`)
+                return fn
+            fn = up
+        return fn
+
+    def _local(self, name: str) -> list[Node]:
+        """The functions (not methods) this file defines under `name`."""
+        return [
+            f
+            for f in self.functions
+            if f.type != "method_definition" and name and function_name(self.src, f) == name
+        ]
+
+    def _bound(self) -> frozenset[str]:
+        if self._top is None:
+            self._top = module_bindings(self.src)
+        return self._top
+
+    def _named_project(self) -> frozenset[str]:
+        if self._named is None:
+            self._named = project_names(self.src)
+        return self._named
+
+    def _nowhere(self, fn: Node, depth: int, seen: set[int]) -> bool:
+        if fn.id in seen:
+            return True  # a recursion: decided by the rest
+        seen.add(fn.id)
+        if self._in_test(fn):
+            return True  # a test's assertion reads it
+        if not self._silent(fn):
+            return False
+        for kept in kept_in(self.src, fn, self._own(fn)):
+            if kept == "this" or exported_name(self.src, kept) or not self._file_silent():
+                return False  # another function (or file) may send what it keeps
+        if _callback(fn):
+            return True  # handed to a package at module level: the package calls it
+        if fn.type == "method_definition" or any(n.type == "class_body" for n in _ancestors(fn, 3)):
+            return False
+        name = function_name(self.src, fn)
+        if not name:
+            return False
+        if _exported(fn):
+            if name in _HANDLERS:
+                return True  # a route handler: the framework calls it, its answer a client's
+            return self._nowhere_elsewhere(name, depth)
+        uses = [
+            n
+            for n in walk(self.src.root)
+            if n.type in ("identifier", "shorthand_property_identifier")
+            and self.src.text(n) == name
+            and not _declares(n, fn)
+        ]
+        if not uses or depth >= _FAR:
+            return False
+        shared = [u for u in uses if _commonjs_export(self.src, u)]
+        if shared and not self._nowhere_elsewhere(name, depth):
+            return False  # `module.exports = { name }`: the files that require it decide
+        for use in uses:
+            if use in shared:
+                continue
+            if not _called(use) and not self._mapped(use):
+                return False  # handed on as a value: where it runs is not seen
+            caller = self.around_node(use)
+            if caller is None:
+                call = use.parent if _called(use) else use.parent.parent  # type: ignore[union-attr]
+                if call is None or not _dropped(call):
+                    return False
+                if not _called(use) and _root_name(self.src, call) not in self._bound():
+                    return False  # handed to a global the file does not show
+                continue
+            up = self._climb(caller)
+            if up is None or not self._nowhere(up, depth + 1, seen):
+                return False
+        return True
+
+    def _mapped(self, use: Node) -> bool:
+        """A function handed to a package's call (`entries.map(formatEntry)`,
+        `rows.forEach(print)`): it runs there, for the function that hands it; not one
+        handed to the project's own function or to a local one (which may send its
+        result)."""
+        args = use.parent
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if call is None or call.type != "call_expression":
+            return False
+        return _root_name(self.src, call) not in self._named_project() and not self._local(
+            callee_name(self.src, call)
+        )
+
+    def _nowhere_elsewhere(self, name: str, depth: int) -> bool:
+        """An exported function's callers in the project's other files (one file away)."""
+        if self.importers is None or depth >= _FAR:
+            return False
+        found = self.importers(self.src.path, name)
+        if not found:
+            return False  # no file of the project imports it: its callers are not seen
+        for other, local in found:
+            if not local:
+                return False
+            load = self.module.load if self.module is not None else None
+            there = _Index(other, None, Module(other, load) if load is not None else None)
+            there._hops = self._hops + 1
+            for use in walk(other.root):
+                if use.type not in ("identifier", "shorthand_property_identifier"):
+                    continue
+                if other.text(use) != local or _imported_as(use):
+                    continue
+                caller = there.around_node(use) if _called(use) else None
+                up = there._climb(caller) if caller is not None else None
+                if up is None or not there._nowhere(up, depth + 1, set()):
+                    return False
+        return True
+
+    def _file_silent(self) -> bool:
+        return all(self._silent(f) for f in self.functions)
+
+    def _silent(self, fn: Node) -> bool:
+        """No request, no network or process, nothing handed to the project's other modules
+        or to a function handed in, and every local function it calls silent too."""
+        if fn.id in self._hushing:
+            return True  # a recursion: decided by the rest
+        if fn.id not in self._silence:
+            self._hushing.add(fn.id)
+            try:
+                self._silence[fn.id] = self._find_silent(fn)
+            finally:
+                self._hushing.discard(fn.id)
+        return self._silence[fn.id]
+
+    def _silent_import(self, call: Node) -> bool:
+        """A call of a function imported from the project's module (`collectRows(...)`,
+        `store.listRuns(...)` of `import * as store`) that is silent in its own file, its
+        own calls of other modules not followed (one file away)."""
+        if self.module is None or self.module.load is None:
+            return False
+        root = _root_name(self.src, call)
+        callee = callee_name(self.src, call)
+        spec, remote = self.module.imports.get(root, ("", ""))
+        member = ""
+        if remote == "*":
+            remote = callee  # `store.listRuns(...)`
+        elif root != callee:
+            member = callee  # `Logger.error(...)`: a static method of an imported class
+        other = self.module.load(self.src.path, spec) if spec else None
+        if other is None or not remote:
+            return False
+        _, target = other.export(remote)
+        if target is None and member:
+            # a static method (`Logger.error`), or a method of an instance the module
+            # exports (`export const db = new Database()`: `db.setSetting(...)`)
+            vals, _ = other.export(remote)
+            made = [unwrap(v) for v in vals or [] if unwrap(v).type == "new_expression"]
+            cls = _root_name_new(other.src, made[0]) if made else remote
+            target = _class_method(other.src, cls, member)
+        elif member:
+            return False  # a function's property, not followed
+        if target is None:
+            return False
+        path = other.src.path
+        if path not in self._there:
+            # its own imports followed once more (two files away), no further
+            self._there[path] = _Index(other.src, None, other if self._hops < 1 else None)
+            self._there[path]._hops = self._hops + 1
+        return self._there[path]._silent(target)
+
+    def _find_silent(self, fn: Node) -> bool:
+        named = self._named_project()
+        nodes = self._own(fn)
+        for site in self.sites(fn):
+            # a call known only by its asking name (`writeSystemPrompt(text)`) that is the
+            # project's function, silent in its own file, asks nothing
+            asked = [
+                n
+                for n in nodes
+                if n.type == "call_expression"
+                and _line(n) == site.line
+                and f"`{callee_name(self.src, n)}`" in site.reason
+            ]
+            if not asked or not all(
+                _root_name(self.src, n) in named and self._silent_import(n) for n in asked
+            ):
+                return False
+        handed = set().union(
+            *(parameters(self.src, n) for n in [fn, *nodes] if n.type in FUNCTIONS)
+        )
+        for n in nodes:
+            if n.type == "object" and self._reaches_out(n):
+                # request options handed to a call (not to an HTTP answer); one returned or
+                # kept goes where its callers or its holder take it, followed apart
+                if _handed(n) and not _answer_argument(self.src, n):
+                    return False
+            elif n.type == "call_expression":
+                if nowhere_answers(self.src, n):
+                    continue
+                if self._reaches_out(n):
+                    return False
+                if _root_name(self.src, n) in named and not self._silent_import(n):
+                    return False
+                f = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
+                if f.type == "identifier":
+                    callee = self.src.text(f)
+                    targets = self._local(callee)
+                    if not targets and callee in handed:
+                        return False  # a callback handed in: what it does is not seen
+                    if not all(self._silent(t) for t in targets):
+                        return False
+                elif f.type == "member_expression" and _this_call(f):
+                    callee = callee_name(self.src, n)
+                    targets = [
+                        t
+                        for t in self.functions
+                        if t.type == "method_definition" and function_name(self.src, t) == callee
+                    ]
+                    if not targets or not all(self._silent(t) for t in targets):
+                        return False
+                elif f.type == "member_expression" and _handed_object(self.src, n, handed):
+                    return False  # `agent.processMessage(prompt)`: an object handed in
+                elif (
+                    f.type == "member_expression"
+                    and callee_name(self.src, n) not in _PLAIN
+                    and set(_chain_words(self.src, f)) & _ASKING
+                    and _root_name(self.src, n) not in named
+                ):
+                    return False  # `openai.chat.completions.create(options)`: a model client's
+            elif n.type == "new_expression":
+                if _root_name_new(self.src, n) in named:
+                    return False
+            elif n.type in ("jsx_opening_element", "jsx_self_closing_element"):
+                tag = n.child_by_field_name("name")
+                root = self.src.text(tag).split(".")[0] if tag is not None else ""
+                if root in named or self._local(root):
+                    return False  # the project's component: what it does with its props
+        return True
 
     def in_test_at(self, line: int) -> bool:
         """Whether `line` lies in a test: a function named for testing, or a callback handed
@@ -844,6 +1125,132 @@ def _ancestors(fn: Node, n: int) -> list[Node]:
         out.append(p)
         p = p.parent
     return out
+
+
+def _this_call(f: Node) -> bool:
+    obj = f.child_by_field_name("object")
+    return obj is not None and unwrap(obj).type == "this"
+
+
+def _root_name_new(src: Source, new: Node) -> str:
+    ctor = new.child_by_field_name("constructor")
+    while ctor is not None and unwrap(ctor).type == "member_expression":
+        ctor = unwrap(ctor).child_by_field_name("object")
+    return src.text(unwrap(ctor)) if ctor is not None else ""
+
+
+def _class_method(src: Source, cls: str, name: str) -> Node | None:
+    """The method `name` of the module's class `cls` (`export class Logger { static error()
+    }`)."""
+    for c in src.root.named_children:
+        c = c.child_by_field_name("declaration") or c if c.type == "export_statement" else c
+        if c.type not in ("class_declaration", "abstract_class_declaration"):
+            continue
+        if src.text(c.child_by_field_name("name")) != cls:
+            continue
+        for n in walk(c):
+            if n.type == "method_definition" and function_name(src, n) == name:
+                return n
+    return None
+
+
+def _commonjs_export(src: Source, use: Node) -> bool:
+    """A name exported the CommonJS way (`module.exports = { name }`, `exports.name = name`)."""
+    n: Node | None = use.parent
+    while n is not None and n.type not in ("assignment_expression", "statement_block"):
+        n = n.parent
+    return (
+        n is not None
+        and n.type == "assignment_expression"
+        and src.text(n.child_by_field_name("left")).startswith(("module.exports", "exports."))
+    )
+
+
+def _dropped(call: Node) -> bool:
+    """Whether a call throws its result away (`main();`, `app.get("/", handler);`,
+    `main().catch(console.error)`, `await main()`): nothing there can send it."""
+    n = call.parent
+    while n is not None and n.type in ("await_expression", "member_expression", "call_expression"):
+        n = n.parent
+    return n is not None and n.type == "expression_statement"
+
+
+# Methods of lists, strings and maps: called on an object handed in, they ask nothing.
+_PLAIN = frozenset(
+    {"push", "unshift", "splice", "slice", "map", "filter", "join", "concat", "includes"}
+    | {"indexOf", "get", "has", "set", "add", "delete", "find", "findIndex", "some", "every"}
+    | {"reduce", "forEach", "split", "replace", "replaceAll", "startsWith", "endsWith", "trim"}
+    | {"sort", "reverse", "flat", "flatMap", "at", "toString", "padStart", "padEnd", "match"}
+    | {"test", "localeCompare", "toFixed", "substring", "toLowerCase", "toUpperCase", "keys"}
+    | {"values", "entries", "fill", "pop", "shift", "lastIndexOf", "charAt", "repeat"}
+)
+
+
+def _chain_words(src: Source, f: Node) -> list[str]:
+    """The words of the names along a callee's member chain (`openai.chat.completions.create`
+    -> openai, chat, completions, create), not those of the arguments on the way."""
+    out: list[str] = []
+    n: Node | None = f
+    while n is not None:
+        n = unwrap(n)
+        if n.type == "member_expression":
+            out += words(src.text(n.child_by_field_name("property")))
+            n = n.child_by_field_name("object")
+        elif n.type == "call_expression":
+            n = n.child_by_field_name("function")
+        else:
+            if n.type in ("identifier", "this"):
+                out += words(src.text(n))
+            break
+    return out
+
+
+def _handed_object(src: Source, call: Node, handed: set[str]) -> bool:
+    """A method call on an object handed in (a parameter, or a field of `this` other than
+    its methods) with a value among its arguments (`agent.processMessage(prompt)`,
+    `this.store.save(rows)`): what that object does is not seen here. Plain list, string
+    and map methods (`messages.slice(-20)`) are not such calls."""
+    if callee_name(src, call) in _PLAIN:
+        return False
+    f = unwrap(call.child_by_field_name("function"))  # type: ignore[arg-type]
+    obj = f.child_by_field_name("object")
+    if obj is None:
+        return False
+    obj = unwrap(obj)
+    if obj.type == "member_expression":  # `this.store.save(...)`
+        inner = obj.child_by_field_name("object")
+        by_field = inner is not None and unwrap(inner).type == "this"
+    else:
+        by_field = False
+    root = obj
+    while root.type in ("member_expression", "subscript_expression", "call_expression"):
+        inner = root.child_by_field_name("function" if root.type == "call_expression" else "object")
+        if inner is None:
+            break
+        root = unwrap(inner)
+    if not by_field and not (root.type == "identifier" and src.text(root) in handed):
+        return False
+    return any(
+        unwrap(a).type not in ("string", "number", "true", "false", "null", "arrow_function")
+        and unwrap(a).type not in FUNCTIONS
+        for a in arguments(call)
+    )
+
+
+def _handed(obj: Node) -> bool:
+    """Whether an object is an argument of a call, directly or inside a list or object."""
+    n = obj.parent
+    while n is not None and n.type in ("pair", "object", "array", "parenthesized_expression"):
+        n = n.parent
+    return n is not None and n.type == "arguments"
+
+
+def _answer_argument(src: Source, obj: Node) -> bool:
+    """An object handed to an HTTP answer (`res.json({ messages: rows })`)."""
+    n = obj.parent
+    while n is not None and n.type in ("arguments", "parenthesized_expression"):
+        n = n.parent
+    return n is not None and n.type == "call_expression" and nowhere_answers(src, n)
 
 
 def _callback(fn: Node) -> bool:
