@@ -33,6 +33,7 @@ from .jscheck.syntax import parse as parse_js
 from .pycallers import PyCallers
 from .pycheck import check_python
 from .pycheck.analyzer import ModuleSummaries
+from .pycheck.projectreach import ProjectReach
 from .suppress import SIDECAR_SUFFIX, Suppressions, parse_inline, parse_sidecar
 from .textcheck import FINDINGS_CAP, TEXT_SUFFIXES, check_text
 from .tracecheck import check_request_file, check_trace, looks_like_request
@@ -404,6 +405,7 @@ def _lint_file(
                     _module_loader(path),
                     _summaries(model, prices_path),
                     _PY_CALLERS.of(path),
+                    _PY_REACH,
                 )
             elif kind == "js":
                 # A minified bundle's names are a minifier's; read as source they mislead.
@@ -455,6 +457,7 @@ def _start_run(roots: frozenset[str] | None) -> None:
     _JS_PROJECTS.clear()
     _JS_IMPORTERS.clear()
     _PY_CALLERS.clear()
+    _PY_REACH.clear()
 
 
 def _roots(paths: Sequence[str]) -> frozenset[str]:
@@ -537,6 +540,9 @@ def _module_loader(path: str) -> Callable[[str], ast.Module | None]:
 
 # The callers of a module's functions in the project's other files (`policies/pycallers.py`).
 _PY_CALLERS = PyCallers(lambda p: _js_project(p), lambda d, m: _py_locate(d, m), _skipped_dir)
+# Whether a function's values reach a model request anywhere in its project (its callers and
+# callees found through the same search: `pycheck/projectreach.py`).
+_PY_REACH = ProjectReach(_PY_CALLERS.holding, _PY_CALLERS.defining, PyCallers.norm)
 
 
 def _summaries(model: str | None, prices_path: str | None) -> ModuleSummaries:
