@@ -310,3 +310,47 @@ def test_a_window_read_into_a_module_constant_still_reports(tmp_path: Path) -> N
         tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "app/demo.py": script}
     )
     assert ("store.py", _LINE) in _windows(found)
+
+
+def test_a_record_built_with_a_message_keyword_is_no_request(tmp_path: Path) -> None:
+    # `Result(message=...)` in the route builds a response record, it sends nothing
+    route = _GET_ROUTE.replace(
+        "    return {'messages': await store.recent_messages(cid)}\n",
+        "    rows = await store.recent_messages(cid)\n    return Page(message='ok', items=rows)\n",
+    )
+    found = _project(
+        tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "app/routes.py": route}
+    )
+    assert _windows(found) == []
+
+
+def test_a_stand_in_in_a_test_file_does_not_make_a_caller_send(tmp_path: Path) -> None:
+    # the route calls `fetch_page`; only the test's stand-in of it asks a model
+    route = (
+        _GET_ROUTE.replace(
+            "    return {'messages': await store.recent_messages(cid)}\n",
+            "    return fetch_page(await store.recent_messages(cid))\n",
+        )
+        + "\ndef fetch_page(rows):\n    return {'items': rows}\n"
+    )
+    stand_in = (
+        "def fetch_page(rows):\n"
+        "    return ask_llm(rows)\n"
+        "\n"
+        "def test_page():\n"
+        "    assert fetch_page([]) is not None\n"
+    )
+    files = {"app/store.py": _STORE, "app/routes.py": route, "tests/test_page.py": stand_in}
+    assert _windows(_project(tmp_path, {"app/__init__.py": "", **files})) == []
+
+
+def test_the_same_helper_that_asks_a_model_outside_the_tests_reports(tmp_path: Path) -> None:
+    route = (
+        _GET_ROUTE.replace(
+            "    return {'messages': await store.recent_messages(cid)}\n",
+            "    return fetch_page(await store.recent_messages(cid))\n",
+        )
+        + "\ndef fetch_page(rows):\n    return ask_llm(rows)\n"
+    )
+    files = {"app/store.py": _STORE, "app/routes.py": route}
+    assert ("store.py", _LINE) in _windows(_project(tmp_path, {"app/__init__.py": "", **files}))
