@@ -15,7 +15,7 @@ import signal
 import stat
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -224,6 +224,23 @@ def _time_limit(seconds: float) -> Any:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, old)
         sys.unraisablehook = hook
+
+
+@contextlib.contextmanager
+def _untimed() -> Iterator[None]:
+    """The file's CPU budget paused: for work done once a run for every file of a project (its
+    files indexed and parsed for the search of callers), which is no one file's."""
+    try:
+        left = signal.getitimer(signal.ITIMER_PROF)[0]
+    except (AttributeError, ValueError):  # no such timer on this platform
+        left = 0.0
+    if left > 0:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    try:
+        yield
+    finally:
+        if left > 0:
+            signal.setitimer(signal.ITIMER_PROF, left)
 
 
 def _overran(path: str, budget: float) -> tuple[list[Finding], int]:
@@ -539,7 +556,9 @@ def _module_loader(path: str) -> Callable[[str], ast.Module | None]:
 
 
 # The callers of a module's functions in the project's other files (`policies/pycallers.py`).
-_PY_CALLERS = PyCallers(lambda p: _js_project(p), lambda d, m: _py_locate(d, m), _skipped_dir)
+_PY_CALLERS = PyCallers(
+    lambda p: _js_project(p), lambda d, m: _py_locate(d, m), _skipped_dir, _untimed
+)
 # Whether a function's values reach a model request anywhere in its project (its callers and
 # callees found through the same search: `pycheck/projectreach.py`).
 _PY_REACH = ProjectReach(_PY_CALLERS.holding, _PY_CALLERS.defining, PyCallers.norm)

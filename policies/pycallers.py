@@ -13,6 +13,7 @@ import os
 import re
 import warnings
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from .pycheck.callers import UNKNOWN, Refs, call_kinds, imports_of
@@ -28,7 +29,9 @@ class PyCallers:
 
     project: a file's project folder (None: a file linted on its own, not searched);
     locate: (importing folder, dotted module) -> the module's file inside the run, or None;
-    skip: (folder path, folder name) -> whether the walk leaves that folder out.
+    skip: (folder path, folder name) -> whether the walk leaves that folder out;
+    untimed: a context in which the work done once a run for a whole project (its files
+    indexed, each parsed) is not counted against the one file being linted.
     """
 
     FILE_CAP = 5000  # Python files of one project
@@ -40,10 +43,12 @@ class PyCallers:
         project: Callable[[str], str | None],
         locate: Callable[[str, str], str | None],
         skip: Callable[[Path, str], bool],
+        untimed: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext,
     ) -> None:
         self.project = project
         self.locate = locate
         self.skip = skip
+        self.untimed = untimed
         self._files: dict[str, list[str] | None] = {}
         self._words: dict[str, dict[str, list[str]]] = {}
         self._defs: dict[str, dict[str, list[str]]] = {}
@@ -156,6 +161,12 @@ class PyCallers:
     def _index(self, root: str) -> dict[str, list[str]] | None:
         """The project's Python files by the words their text holds, each read once."""
         if root not in self._files:
+            with self.untimed():
+                self._build(root)
+        return None if self._files[root] is None else self._words[root]
+
+    def _build(self, root: str) -> None:
+        if root not in self._files:
             self._files[root] = self._walk(root)
             index: dict[str, list[str]] = {}
             defs: dict[str, list[str]] = {}
@@ -170,7 +181,6 @@ class PyCallers:
                     defs.setdefault(w, []).append(f)
             self._words[root] = index
             self._defs[root] = defs
-        return None if self._files[root] is None else self._words[root]
 
     def _walk(self, root: str) -> list[str] | None:
         out: list[str] = []
@@ -196,6 +206,12 @@ class PyCallers:
 
     def _tree(self, path: str) -> ast.Module | None:
         if path not in self._trees:
+            with self.untimed():
+                self._parse(path)
+        return self._trees[path]
+
+    def _parse(self, path: str) -> None:
+        if path not in self._trees:
             tree = None
             text = self._text(path)
             if text is not None:
@@ -215,4 +231,3 @@ class PyCallers:
                             raise
                         tree = ast.parse(fixed)
             self._trees[path] = tree
-        return self._trees[path]

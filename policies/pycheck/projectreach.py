@@ -111,8 +111,8 @@ class ProjectReach:
         self._reaches: dict[tuple[str, int, int], bool] = {}
         # a tree's functions by name, the tree kept beside them so that its id is not reused
         self._defs: dict[int, tuple[ast.Module, dict[str, list[_Fn]]]] = {}
-        # (a tree's id, a name) -> its calls there (the tree is kept by `_defs` or the search)
-        self._calls: dict[tuple[int, str], list[_Call] | None] = {}
+        # a tree's id -> the calls of each name there (the tree is kept by the search)
+        self._calls: dict[int, dict[str, list[_Call] | None]] = {}
         self._left = self.BUDGET
 
     def clear(self) -> None:
@@ -150,7 +150,7 @@ class ProjectReach:
     ) -> bool:
         if _test_file(path) or _in_test(fn.name, outer):
             return False  # a test's value reaches an assertion
-        if self.sends(path, fn, 0) or _keeps_elsewhere(fn):
+        if _keeps_elsewhere(fn) or self.sends(path, fn, 0):
             return True
         marks = [d for d in fn.decorator_list if _decorator_name(d) not in _PLAIN]
         if any(_decorator_words(d) & _TO_MODEL for d in marks):
@@ -247,9 +247,9 @@ class ProjectReach:
             return None
         out: list[tuple[str, _Fn | None, tuple[str, ...], ast.Module]] = []
         for where, tree in files:
-            if (id(tree), fn.name) not in self._calls:
-                self._calls[(id(tree), fn.name)] = _calls_of(tree, fn.name)
-            found = self._calls[(id(tree), fn.name)]
+            if id(tree) not in self._calls:
+                self._calls[id(tree)] = _calls_in(tree)
+            found = self._calls[id(tree)].get(fn.name, [])
             if found is None:
                 return None
             # Another file's bare `name(...)` calls a function of its own of that name.
@@ -269,31 +269,35 @@ def _defines(tree: ast.Module, name: str) -> bool:
     )
 
 
-def _calls_of(tree: ast.Module, name: str) -> list[_Call] | None:
-    """The calls of `name` in `tree` (`name(...)`, `x.name(...)`), each with its function, the
-    names around it and whether it is a bare name's; None where the name is used otherwise."""
-    out: list[_Call] = []
+def _calls_in(tree: ast.Module) -> dict[str, list[_Call] | None]:
+    """Every name a module calls (`name(...)`, `x.name(...)`), with each call's function, the
+    names around it and whether it is a bare name's; None for a name also used otherwise
+    (handed on as a value, bound over, spelt in a string, imported under another name). One
+    walk of the module, whatever names are asked about."""
+    out: dict[str, list[_Call] | None] = {}
+    other: set[str] = set()
     called: set[int] = set()
     todo: list[tuple[ast.AST, _Fn | None, tuple[str, ...]]] = [(tree, None, ())]
     while todo:
         node, fn, outer = todo.pop()
         if isinstance(node, ast.Call):
             f = node.func
-            if (isinstance(f, ast.Name) and f.id == name) or (
-                isinstance(f, ast.Attribute) and f.attr == name
-            ):
+            name = (
+                f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            )
+            if name:
                 called.add(id(f))
-                out.append((fn, outer, isinstance(f, ast.Name)))
-        elif _names_it(node, name) and id(node) not in called:
-            return None  # handed on as a value, or a name bound over it
-        elif isinstance(node, ast.Constant) and node.value == name:
-            return None  # `getattr(obj, "name")`, a registry keyed by the name
-        elif (
-            isinstance(node, ast.alias)
-            and node.asname not in (None, name)
-            and node.name.split(".")[-1] == name
-        ):
-            return None  # imported under another name: its calls are not followed
+                calls = out.setdefault(name, [])
+                if calls is not None:
+                    calls.append((fn, outer, isinstance(f, ast.Name)))
+        elif isinstance(node, ast.Name) and id(node) not in called:
+            other.add(node.id)
+        elif isinstance(node, ast.Attribute) and id(node) not in called:
+            other.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            other.add(node.value)  # `getattr(obj, "name")`, a registry keyed by the name
+        elif isinstance(node, ast.alias) and node.asname not in (None, node.name):
+            other.add(node.name.split(".")[-1])  # its calls go by another name
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for child in ast.iter_child_nodes(node):
                 todo.append((child, node, (*outer, node.name)))
@@ -308,13 +312,9 @@ def _calls_of(tree: ast.Module, name: str) -> list[_Call] | None:
             continue
         # children after the node: a call's callee is met after the call itself
         todo.extend((child, fn, outer) for child in reversed(list(ast.iter_child_nodes(node))))
+    for name in other:
+        out[name] = None
     return out
-
-
-def _names_it(node: ast.AST, name: str) -> bool:
-    return (isinstance(node, ast.Name) and node.id == name) or (
-        isinstance(node, ast.Attribute) and node.attr == name
-    )
 
 
 def _sends_here(nodes: list[ast.AST]) -> bool:
