@@ -165,9 +165,10 @@ class ProjectReach:
         if len(uses) > self.FAN:
             return True
         if not uses:
-            # Nobody in the project calls it: a private function is dead code; a public one
-            # (or one a decorator registers) is called from outside, where it is not seen.
-            return bool(marks) or not fn.name.startswith("_")
+            # Nobody in the project calls it: a private module function is dead code; a public
+            # one, a method (a base class of a library may call it) or one a decorator
+            # registers is called from outside, where it is not seen.
+            return bool(marks) or bool(outer) or not fn.name.startswith("_")
         for where, caller, around, tree in uses:
             if caller is not None and (where, caller.lineno) == (path, fn.lineno):
                 continue  # it calls itself: what it does with the result is read here
@@ -340,7 +341,9 @@ def _sends_here(nodes: list[ast.AST]) -> bool:
 
 def _keeps_elsewhere(fn: _Fn) -> bool:
     """A value kept where other code reads it: on an object's attribute (`self.window = w`,
-    `self.history.append(m)`), in a global or an enclosing function's name."""
+    `self.history.append(m)`), in what a parameter holds (`state["messages"] = kept`), in a
+    global or an enclosing function's name."""
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
     for node in ast.walk(fn):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             return True
@@ -353,6 +356,8 @@ def _keeps_elsewhere(fn: _Fn) -> bool:
             for sub in ast.walk(t):
                 if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
                     return True
+                if isinstance(sub, ast.Subscript) and _root_name(sub) in params:
+                    return True  # `session.state["messages"] = kept`: on what it was handed
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -362,6 +367,12 @@ def _keeps_elsewhere(fn: _Fn) -> bool:
         ):
             return True  # `self.history.append(m)`: kept on the object
     return False
+
+
+def _root_name(node: ast.expr) -> str:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _root_is_self(node: ast.expr) -> bool:
