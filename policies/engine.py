@@ -15,7 +15,7 @@ import signal
 import stat
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,7 @@ from .jscheck.syntax import parse as parse_js
 from .pycallers import PyCallers
 from .pycheck import check_python
 from .pycheck.analyzer import ModuleSummaries
+from .pycheck.projectreach import ProjectReach
 from .suppress import SIDECAR_SUFFIX, Suppressions, parse_inline, parse_sidecar
 from .textcheck import FINDINGS_CAP, TEXT_SUFFIXES, check_text
 from .tracecheck import check_request_file, check_trace, looks_like_request
@@ -225,6 +226,23 @@ def _time_limit(seconds: float) -> Any:
         sys.unraisablehook = hook
 
 
+@contextlib.contextmanager
+def _untimed() -> Iterator[None]:
+    """The file's CPU budget paused: for work done once a run for every file of a project (its
+    files indexed and parsed for the search of callers), which is no one file's."""
+    try:
+        left = signal.getitimer(signal.ITIMER_PROF)[0]
+    except (AttributeError, ValueError):  # no such timer on this platform
+        left = 0.0
+    if left > 0:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    try:
+        yield
+    finally:
+        if left > 0:
+            signal.setitimer(signal.ITIMER_PROF, left)
+
+
 def _overran(path: str, budget: float) -> tuple[list[Finding], int]:
     return [
         Finding(
@@ -404,6 +422,7 @@ def _lint_file(
                     _module_loader(path),
                     _summaries(model, prices_path),
                     _PY_CALLERS.of(path),
+                    _PY_REACH,
                 )
             elif kind == "js":
                 # A minified bundle's names are a minifier's; read as source they mislead.
@@ -455,6 +474,7 @@ def _start_run(roots: frozenset[str] | None) -> None:
     _JS_PROJECTS.clear()
     _JS_IMPORTERS.clear()
     _PY_CALLERS.clear()
+    _PY_REACH.clear()
 
 
 def _roots(paths: Sequence[str]) -> frozenset[str]:
@@ -536,7 +556,12 @@ def _module_loader(path: str) -> Callable[[str], ast.Module | None]:
 
 
 # The callers of a module's functions in the project's other files (`policies/pycallers.py`).
-_PY_CALLERS = PyCallers(lambda p: _js_project(p), lambda d, m: _py_locate(d, m), _skipped_dir)
+_PY_CALLERS = PyCallers(
+    lambda p: _js_project(p), lambda d, m: _py_locate(d, m), _skipped_dir, _untimed
+)
+# Whether a function's values reach a model request anywhere in its project (its callers and
+# callees found through the same search: `pycheck/projectreach.py`).
+_PY_REACH = ProjectReach(_PY_CALLERS.holding, _PY_CALLERS.defining, PyCallers.norm)
 
 
 def _summaries(model: str | None, prices_path: str | None) -> ModuleSummaries:

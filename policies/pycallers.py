@@ -13,11 +13,14 @@ import os
 import re
 import warnings
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from .pycheck.callers import UNKNOWN, Refs, call_kinds, imports_of
+from .pycheck.fstrings import downlevel
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_DEF = re.compile(r"\b(?:def|class)\s+([A-Za-z_]\w*)")
 
 
 class PyCallers:
@@ -26,7 +29,9 @@ class PyCallers:
 
     project: a file's project folder (None: a file linted on its own, not searched);
     locate: (importing folder, dotted module) -> the module's file inside the run, or None;
-    skip: (folder path, folder name) -> whether the walk leaves that folder out.
+    skip: (folder path, folder name) -> whether the walk leaves that folder out;
+    untimed: a context in which the work done once a run for a whole project (its files
+    indexed, each parsed) is not counted against the one file being linted.
     """
 
     FILE_CAP = 5000  # Python files of one project
@@ -38,18 +43,24 @@ class PyCallers:
         project: Callable[[str], str | None],
         locate: Callable[[str, str], str | None],
         skip: Callable[[Path, str], bool],
+        untimed: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext,
     ) -> None:
         self.project = project
         self.locate = locate
         self.skip = skip
+        self.untimed = untimed
         self._files: dict[str, list[str] | None] = {}
         self._words: dict[str, dict[str, list[str]]] = {}
+        self._defs: dict[str, dict[str, list[str]]] = {}
+        self._unread: set[str] = set()
         self._trees: dict[str, ast.Module | None] = {}
         self._kinds: dict[tuple[str, str], list[str] | None] = {}
 
     def clear(self) -> None:
         self._files.clear()
         self._words.clear()
+        self._defs.clear()
+        self._unread.clear()
         self._trees.clear()
         self._kinds.clear()
 
@@ -101,6 +112,36 @@ class PyCallers:
                 out += found.get(name, [])
         return out
 
+    @staticmethod
+    def norm(path: str) -> str:
+        return os.path.normpath(os.path.abspath(path))
+
+    def holding(self, path: str, word: str) -> list[tuple[str, ast.Module]] | None:
+        """The project's files whose text holds `word` (the file at `path` among them), each
+        parsed (a file that does not parse left out); None where the project is not searched."""
+        root = self.project(self.norm(path))
+        index = None if root is None else self._index(root)
+        if root is None or index is None or root in self._unread:
+            return None
+        return self._parsed(index.get(word, []))
+
+    def defining(self, path: str, name: str) -> list[tuple[str, ast.Module]] | None:
+        """The project's files that define a function or a class `name`, each parsed (None as
+        above)."""
+        root = self.project(self.norm(path))
+        index = None if root is None else self._index(root)
+        if root is None or index is None:
+            return None
+        return self._parsed(self._defs[root].get(name, []))
+
+    def _parsed(self, files: list[str]) -> list[tuple[str, ast.Module]] | None:
+        out: list[tuple[str, ast.Module]] = []
+        for f in files:
+            tree = self._tree(f)
+            if tree is not None:  # one that does not parse is a PL901 of the run, and runs not
+                out.append((f, tree))
+        return out
+
     def _resolve(self, importer: str, module: str, level: int) -> str | None:
         """The file of `module` as `importer` imports it (relative at `level`), normalised."""
         if level == 0:
@@ -120,16 +161,26 @@ class PyCallers:
     def _index(self, root: str) -> dict[str, list[str]] | None:
         """The project's Python files by the words their text holds, each read once."""
         if root not in self._files:
+            with self.untimed():
+                self._build(root)
+        return None if self._files[root] is None else self._words[root]
+
+    def _build(self, root: str) -> None:
+        if root not in self._files:
             self._files[root] = self._walk(root)
             index: dict[str, list[str]] = {}
+            defs: dict[str, list[str]] = {}
             for f in self._files[root] or []:
                 text = self._text(f)
                 if text is None:
+                    self._unread.add(root)  # its calls are not seen: no caller is known
                     continue
                 for w in set(_WORD.findall(text)):
                     index.setdefault(w, []).append(f)
+                for w in set(_DEF.findall(text)):
+                    defs.setdefault(w, []).append(f)
             self._words[root] = index
-        return None if self._files[root] is None else self._words[root]
+            self._defs[root] = defs
 
     def _walk(self, root: str) -> list[str] | None:
         out: list[str] = []
@@ -155,6 +206,12 @@ class PyCallers:
 
     def _tree(self, path: str) -> ast.Module | None:
         if path not in self._trees:
+            with self.untimed():
+                self._parse(path)
+        return self._trees[path]
+
+    def _parse(self, path: str) -> None:
+        if path not in self._trees:
             tree = None
             text = self._text(path)
             if text is not None:
@@ -165,6 +222,12 @@ class PyCallers:
                     contextlib.suppress(SyntaxError, ValueError, RecursionError),
                 ):
                     warnings.simplefilter("ignore")
-                    tree = ast.parse(text)
+                    try:
+                        tree = ast.parse(text)
+                    except SyntaxError:
+                        # a Python 3.12 f-string read by an older Python, as the linter reads it
+                        fixed = downlevel(text)
+                        if fixed is None:
+                            raise
+                        tree = ast.parse(fixed)
             self._trees[path] = tree
-        return self._trees[path]

@@ -47,6 +47,7 @@ from .partials import check_volatile_partials
 from .peritem import check_per_item
 from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
+from .projectreach import ProjectReach
 from .reach import drop_unreached
 from .retrieved import check_retrieved_in_system
 from .rewritten import check_rewritten
@@ -170,11 +171,13 @@ def check_python(
     load: Load | None = None,
     imported: ModuleSummaries | None = None,
     callers: Callers | None = None,
+    project: ProjectReach | None = None,
 ) -> list[Finding]:
     """Lint one Python source file. A syntax error is a PL901 finding. `load` gives the syntax
     tree of a module this one imports (by dotted name), where the engine can find it;
     `imported` what the names imported from the project's other modules carry; `callers`
-    where the project's other files call this one's functions."""
+    where the project's other files call this one's functions; `project` whether a function's
+    values reach a model request anywhere in the project."""
     lines = source_lines(text)
     try:
         tree = _parse(text, path)
@@ -247,7 +250,8 @@ def check_python(
     told |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
     found += check_retrieved_in_system(tree, ctx, found)
-    found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
+    found = drop_measured(tree, drop_instance_modes(tree, found))
+    found = drop_unreached(tree, found, None if project is None else (path, project))
     found = drop_inspected(tree, found)
     found = drop_session_starts(tree, found, lines)
     found = drop_started_once(tree, found, callers)

@@ -134,7 +134,7 @@ def runs_once(tree: ast.Module) -> bool:
     """A script whose run is one conversation: it has a module-level `if __name__ ==
     "__main__":`, registers no request handler and imports no server, bot or scheduler
     framework (whose process outlives the day)."""
-    if not any(isinstance(s, ast.If) and _main_guard(s.test) for s in tree.body):
+    if not any(isinstance(s, ast.If) and main_guard(s.test) for s in tree.body):
         return False
     for n in ast.walk(tree):
         if isinstance(n, ast.Import) and any(a.name.split(".")[0] in _SERVES for a in n.names):
@@ -177,7 +177,7 @@ def call_kinds(tree: ast.Module, refs: Refs) -> dict[str, list[str]]:
             session = session or (callee[:1].isupper() and bool(set(words(callee)) & _SESSION))
         if isinstance(node, ast.If):
             empty_here = _history_empty(node.test)
-            entry_here = _main_guard(node.test)
+            entry_here = main_guard(node.test)
             stack.extend(
                 (c, fn, loop, session, empty or empty_here, entry or entry_here) for c in node.body
             )
@@ -260,7 +260,7 @@ def _history_empty(test: ast.expr) -> bool:
     return bool(set(words(leaf or "")) & HISTORY_WORDS)
 
 
-def _main_guard(test: ast.expr) -> bool:
+def main_guard(test: ast.expr) -> bool:
     return (
         isinstance(test, ast.Compare)
         and isinstance(test.left, ast.Name)

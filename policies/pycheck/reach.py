@@ -13,6 +13,7 @@ not to a model. Pure: a syntax tree and findings in, findings out.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from ..findings import Finding
 from ..reach import (
@@ -27,11 +28,14 @@ from ..reach import (
     sink_line,
 )
 
+if TYPE_CHECKING:
+    from .projectreach import ProjectReach
+
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
 
 # Calls that may send a request the site test does not read (`agent.run(q)`, `chain.invoke(x)`,
 # `llm(messages)`): a function holding one is not known to send only one-shot requests.
-_REQUEST_LIKE = frozenset(
+REQUEST_LIKE = frozenset(
     {
         "run",
         "arun",
@@ -64,7 +68,13 @@ _ONE_SHOT_ROLES = frozenset({"system", "developer", "user"})
 _DEPTH = 2  # callers followed up the file
 
 
-def drop_unreached(tree: ast.Module, found: list[Finding]) -> list[Finding]:
+def drop_unreached(
+    tree: ast.Module, found: list[Finding], project: tuple[str, ProjectReach] | None = None
+) -> list[Finding]:
+    """`found` less the findings whose value reaches no conversation's request: here, by the
+    file alone; with `project` (the file's path and the project's search), a window, a
+    volatile or unordered value or the current request (PL303, PL1xx, PL2xx, PL304) whose
+    function reaches no model request anywhere in the project (`pycheck.projectreach`)."""
     if not any(decided_by_reach(f.code) or f.code == "PL303" for f in found):
         return found
     index = _Index(tree)
@@ -78,7 +88,25 @@ def drop_unreached(tree: ast.Module, found: list[Finding]) -> list[Finding]:
         for i, f in enumerate(found)
         if f.code == "PL303" and (index.made_text(f.line) or index.answers_only(f.line))
     }
+    if project is not None:
+        path, reach = project
+        unsent |= {
+            i
+            for i, f in enumerate(found)
+            if i not in unsent
+            and f.code.startswith(_GATED)
+            and all(
+                (held := index.around(line)) is not None and reach.unreached(path, *held)
+                for line in {f.line, sink_line(f) or f.line}
+            )
+        }
     return keep(found, unsent)
+
+
+# The findings kept only where their value is seen to reach a model request, or where it goes
+# cannot be seen: a window (PL303), a volatile or unordered value (PL1xx, PL2xx), the current
+# request in a prompt (PL304).
+_GATED = ("PL303", "PL1", "PL2", "PL304")
 
 
 class _Index:
@@ -224,7 +252,7 @@ class _Index:
                 else:
                     kind = self._list_kind(sent, fn, 0)
                     out.append(Site(node.lineno, kind, "messages"))
-            elif _callee(node) in _REQUEST_LIKE and not (
+            elif _callee(node) in REQUEST_LIKE and not (
                 # `req = AIRequest(messages=[...])` then `provider.complete(req)`: the request
                 # built above, whose messages are read there.
                 len(node.args) == 1
