@@ -464,8 +464,9 @@ CORPORA = (
         # the chat). TypeScript structural 4/10 -> 7/10, precision 21/23 -> 24/26 by branch
         # h30st15 (a queue kept to a depth, a size-budget deletion, a reply chain collected to
         # a count; policies/README.md, the fifteenth structural pass); Python structural 4/6 ->
-        # 5/6, precision 12/14 -> 13/15 (retrieved profiles written into the first turn); Python precision then 13/14
-        # by branch h30py15 (a `now_str` filler only tests call reaches no request).
+        # 5/6, precision 12/14 -> 13/15 (retrieved profiles written into the first turn);
+        # Python precision then 13/14 by branch h30py15 (a `now_str` filler only tests call
+        # reaches no request).
         dev={
             "ts": {"volatile": (3, 4), "structural": (7, 10), "precision": (24, 26)},
             "py": {"volatile": (4, 4), "structural": (5, 6), "precision": (13, 14)},
