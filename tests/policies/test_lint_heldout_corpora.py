@@ -507,8 +507,15 @@ CORPORA = (
             "ts": {"volatile": (1, 1), "structural": (0, 4), "precision": (1, 2)},
             "py": {"volatile": (3, 4), "structural": (3, 4), "precision": (10, 11)},
         },
-        # Scored once, by the lead, with the round's final rules; empty until then.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main b1c93553: the fifteenth
+        # passes, reach gates, structural shapes, volatile values), the project around each
+        # file; its 10 unlabelled findings judged in findings.toml (2 true, 8 false). The rules
+        # from before the round (main 3c1bbcf0) give TypeScript 2/4, 0/5, 2/3 and the same
+        # Python line.
+        test={
+            "ts": {"volatile": (2, 4), "structural": (1, 5), "precision": (3, 4)},
+            "py": {"volatile": (1, 2), "structural": (1, 3), "precision": (4, 11)},
+        },
     ),
     HeldOut(
         "real22",
@@ -531,8 +538,15 @@ CORPORA = (
             "ts": {"volatile": (0, 0), "structural": (7, 11), "precision": (13, 24)},
             "py": {"volatile": (1, 2), "structural": (3, 8), "precision": (5, 5)},
         },
-        # Scored once, by the lead, with the round's final rules; empty until then.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main b1c93553), the project
+        # around each file; its 5 unlabelled findings judged in findings.toml (all false). The
+        # rules from before the round (main 3c1bbcf0) give the same figures and one more
+        # unlabelled finding (a listing of stored system prompts, `os.listdir`, which the
+        # fifteenth Python pass's reach gate drops).
+        test={
+            "ts": {"volatile": (3, 4), "structural": (4, 9), "precision": (9, 10)},
+            "py": {"volatile": (2, 2), "structural": (2, 2), "precision": (4, 8)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
