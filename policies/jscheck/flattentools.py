@@ -27,7 +27,8 @@ import re
 from tree_sitter import Node
 
 from ..findings import Finding
-from .syntax import FUNCTIONS, Source, callee_name, key_name, string_value, unwrap, walk
+from .structure import _in_loop
+from .syntax import Source, callee_name, key_name, string_value, unwrap, walk
 
 _WHY = (
     "older tool calls are rewritten to text while the newest are kept as calls (`{cond}`): a "
@@ -39,7 +40,6 @@ _TOOL_TYPES = frozenset(
     {"tool-call", "tool_call", "tool-result", "tool_result", "tool_use", "function_call"}
 )
 _TOOL_PART = re.compile(rb"tool[-_](call|result|use)|function_call")
-_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 
 
 def check_flattened_tool_calls(src: Source) -> list[Finding]:
@@ -60,15 +60,6 @@ def check_flattened_tool_calls(src: Source) -> list[Finding]:
             text = " ".join(src.text(cond).split())
             out.append(src.finding(at or other, "PL303", _WHY.format(cond=text[:50])))
     return out
-
-
-def _in_loop(node: Node) -> bool:
-    p = node.parent
-    while p is not None and p.type not in FUNCTIONS:
-        if p.type in _LOOPS:
-            return True
-        p = p.parent
-    return False
 
 
 def _selects(src: Source, cond: Node) -> bool:
