@@ -27,7 +27,7 @@ Pure: a syntax tree in, findings out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from tree_sitter import Node
 
@@ -44,7 +44,6 @@ _CAP = frozenset({"max", "limit", "keep", "window", "cap", "maximum", "size"})
 _RECENT = frozenset({"recent", "last", "latest", "newest"})
 _ROWS = HISTORY_WORDS | {"message", "turn", "turns"}
 _TAKE_LAST = frozenset({"takeRight", "takeLast"})
-_COMPARE = frozenset({">", ">="})
 
 
 def _receiver(call: Node) -> Node | None:
@@ -112,8 +111,10 @@ def _a_cap(src: Source, node: Node) -> bool:
     return node.type in ("identifier", "member_expression") and bool(set(words(name)) & _CAP)
 
 
-def _over_cap(src: Source, cond: Node, listed: str) -> bool:
-    """`history.length > MAX` (or `>=`) for the list named `listed`."""
+def _length_bounds(src: Source, cond: Node, listed: str, above: bool) -> Iterator[Node]:
+    """What `listed.length` is compared with in `cond`: the `X` of `listed.length > X` (or `>=`,
+    or turned round) when `above`, of `listed.length < X` (or `<=`) when not."""
+    kept, turned = ((">", ">="), ("<", "<=")) if above else (("<", "<="), (">", ">="))
     for x in walk(cond):
         if x.type != "binary_expression":
             continue
@@ -121,19 +122,22 @@ def _over_cap(src: Source, cond: Node, listed: str) -> bool:
         left, right = x.child_by_field_name("left"), x.child_by_field_name("right")
         if left is None or right is None:
             continue
-        if op in ("<", "<="):
-            left, right, op = right, left, ">"
-        if op not in _COMPARE:
+        if op in turned:
+            left, right, op = right, left, kept[0]
+        if op not in kept:
             continue
         measured = unwrap(left)
         if (
             measured.type == "member_expression"
             and src.text(measured.child_by_field_name("property")) == "length"
             and "".join(src.text(measured.child_by_field_name("object")).split()) == listed
-            and _a_cap(src, right)
         ):
-            return True
-    return False
+            yield right
+
+
+def _over_cap(src: Source, cond: Node, listed: str) -> bool:
+    """`history.length > MAX` (or `>=`) for the list named `listed`."""
+    return any(_a_cap(src, bound) for bound in _length_bounds(src, cond, listed, above=True))
 
 
 def _dropped_over_cap(src: Source, call: Node) -> bool:
@@ -466,26 +470,10 @@ def _collected_back_to_cap(src: Source, call: Node) -> bool:
 
 def _under_cap(src: Source, cond: Node, listed: str) -> bool:
     """`history.length < MAX` (or `<=`, or turned round) for the list named `listed`."""
-    for x in walk(cond):
-        if x.type != "binary_expression":
-            continue
-        op = src.text(x.child_by_field_name("operator"))
-        left, right = x.child_by_field_name("left"), x.child_by_field_name("right")
-        if left is None or right is None:
-            continue
-        if op in (">", ">="):
-            left, right, op = right, left, "<"
-        if op not in ("<", "<="):
-            continue
-        measured = unwrap(left)
-        if (
-            measured.type == "member_expression"
-            and src.text(measured.child_by_field_name("property")) == "length"
-            and "".join(src.text(measured.child_by_field_name("object")).split()) == listed
-            and (_a_cap(src, right) or bool(set(words(src.text(unwrap(right)))) & _BOUND))
-        ):
-            return True
-    return False
+    return any(
+        _a_cap(src, bound) or bool(set(words(src.text(unwrap(bound)))) & _BOUND)
+        for bound in _length_bounds(src, cond, listed, above=False)
+    )
 
 
 _SHAPES: tuple[tuple[Callable[[Source, Node], bool], str, frozenset[str] | None], ...] = (
