@@ -13,8 +13,18 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..meaning import words
+from .peritem import _idents
 from .platform import project_imports
-from .syntax import FUNCTIONS, Source, callee_name, project_module, string_value, unwrap, walk
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    callee_name,
+    function_of,
+    project_module,
+    string_value,
+    unwrap,
+    walk,
+)
 
 # Calls that change the object they are called on: a list or a map kept by someone else.
 _MUTATES = frozenset({"push", "unshift", "splice", "set", "add", "concat", "assign"})
@@ -35,13 +45,7 @@ def project_names(src: Source) -> frozenset[str]:
         value = n.child_by_field_name("value")
         if value is None or not _requires_project(src, unwrap(value)):
             continue
-        name = n.child_by_field_name("name")
-        if name is not None:
-            out |= {
-                src.text(i)
-                for i in walk(name)
-                if i.type in ("identifier", "shorthand_property_identifier_pattern")
-            }
+        out |= _idents(src, n.child_by_field_name("name"))
     return frozenset(out)
 
 
@@ -90,13 +94,7 @@ def locals_of(src: Source, fn: Node) -> set[str]:
     out = parameters(src, fn)
     for n in walk(fn):
         if n.type == "variable_declarator":
-            name = n.child_by_field_name("name")
-            if name is not None:
-                out |= {
-                    src.text(i)
-                    for i in walk(name)
-                    if i.type in ("identifier", "shorthand_property_identifier_pattern")
-                }
+            out |= _idents(src, n.child_by_field_name("name"))
         elif n.type in FUNCTIONS and n.id != fn.id:
             out |= parameters(src, n)
     return out
@@ -173,9 +171,7 @@ def answers_client(src: Source, call: Node) -> bool:
     if root.type != "identifier":
         return False
     name = src.text(root)
-    holder: Node | None = call.parent
-    while holder is not None and holder.type not in FUNCTIONS:
-        holder = holder.parent
+    holder = function_of(call)
     if name in _RESPONSE_TYPES:
         return True  # `NextResponse.json(rows)`, `Response.json(page)`
     return (
@@ -203,11 +199,6 @@ def module_bindings(src: Source) -> frozenset[str]:
             }
         elif n.type in ("lexical_declaration", "variable_declaration"):
             for d in n.named_children:
-                name = d.child_by_field_name("name") if d.type == "variable_declarator" else None
-                if name is not None:
-                    out |= {
-                        src.text(i)
-                        for i in walk(name)
-                        if i.type in ("identifier", "shorthand_property_identifier_pattern")
-                    }
+                if d.type == "variable_declarator":
+                    out |= _idents(src, d.child_by_field_name("name"))
     return frozenset(out)
