@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from ..meaning import words
 from .context import Context
-from .syntax import callee, last_name, names_in, walk_no_defs
+from .syntax import assigned, callee, last_name, names_in, walk_no_defs
 
 _HISTORY_WORDS = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat"}
@@ -119,12 +119,7 @@ def _is_copy_of(value: ast.expr, aliases: set[str]) -> bool:
 
 
 def _content_write(stmt: ast.stmt, aliases: set[str]) -> ast.expr | None:
-    targets: list[ast.expr] = []
-    if isinstance(stmt, ast.Assign):
-        targets = stmt.targets
-    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
-        targets = [stmt.target]
-    for t in targets:
+    for t in assigned(stmt):
         if (
             isinstance(t, ast.Subscript)
             and isinstance(t.slice, ast.Constant)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
+from .syntax import assigned
 
 
 def _self_fields(node: ast.AST) -> tuple[set[str], bool]:
@@ -31,14 +32,7 @@ def _set_in_init_only(cls: ast.ClassDef, name: str) -> bool:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for x in ast.walk(fn):
-            targets = (
-                x.targets
-                if isinstance(x, ast.Assign)
-                else [x.target]
-                if isinstance(x, (ast.AugAssign, ast.AnnAssign))
-                else []
-            )
-            for t in targets:
+            for t in assigned(x):
                 if (
                     isinstance(t, ast.Attribute)
                     and isinstance(t.value, ast.Name)

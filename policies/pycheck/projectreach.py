@@ -29,6 +29,7 @@ from collections.abc import Callable
 from ..meaning import words
 from .callers import main_guard
 from .reach import REQUEST_LIKE
+from .syntax import assigned
 
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
 # A call of a function: the function it is made in (None: a module's own code), the names
@@ -347,12 +348,7 @@ def _keeps_elsewhere(fn: _Fn) -> bool:
     for node in ast.walk(fn):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             return True
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for t in targets:
+        for t in assigned(node):
             for sub in ast.walk(t):
                 if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
                     return True

@@ -1,6 +1,7 @@
 """Small readers of Python syntax trees that every analysis shares: dotted names, string literals,
-literal dict entries, a walk that stays out of nested definitions, the names in a node, the parts of
-a list written in order, and the text of a prompt written as constants. Raises no rule."""
+literal dict entries, a walk that stays out of nested definitions, the names in a node, what an
+assignment writes to, the parts of a list written in order, and the text of a prompt written as
+constants. Raises no rule."""
 
 # pure: imports no I/O (tests/test_layout.py checks it)
 
@@ -86,6 +87,16 @@ def walk_no_defs(node: ast.AST) -> Iterator[ast.AST]:
 def names_in(node: ast.AST) -> set[str]:
     """Every plain name read or bound inside `node`."""
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def assigned(node: ast.AST) -> list[ast.expr]:
+    """What an assignment statement writes to (`a = b = v`, `a += v`, `a: T = v`); none for any
+    other node."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [node.target]
+    return []
 
 
 def operands(node: ast.expr) -> list[ast.expr] | None:
