@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from prefixlock.policies import engine
-from prefixlock.policies.config import LintConfig
-from prefixlock.policies.engine import lint_paths
+from tests.helpers.lintfind import project_findings
 
 _BUILDER = (
     "from datetime import datetime\n\n\n"
@@ -27,17 +26,6 @@ _LISTING = (
     "        tools.append({'name': f, 'description': 'a tool', 'input_schema': {}})\n"
     "    return tools\n"
 )
-
-
-def _project(root: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "pyproject.toml").write_text("")
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    found = lint_paths([str(root)], LintConfig(), jobs=1).findings
-    return [(Path(f.path).name, f.line, f.code) for f in found]
 
 
 _STARTS = {
@@ -75,7 +63,7 @@ _STARTS = {
 def test_a_builder_called_only_where_a_conversation_starts_is_read_once(
     tmp_path: Path, caller: str
 ) -> None:
-    found = _project(
+    found = project_findings(
         tmp_path,
         {"app/__init__.py": "", "app/prompts.py": _BUILDER, "app/chat.py": _STARTS[caller]},
     )
@@ -118,7 +106,7 @@ _PER_TURN = {
 
 @pytest.mark.parametrize("caller", sorted(_PER_TURN))
 def test_a_builder_called_per_turn_elsewhere_keeps_its_finding(tmp_path: Path, caller: str) -> None:
-    found = _project(
+    found = project_findings(
         tmp_path,
         {"app/__init__.py": "", "app/prompts.py": _BUILDER, "app/chat.py": _PER_TURN[caller]},
     )
@@ -126,13 +114,13 @@ def test_a_builder_called_per_turn_elsewhere_keeps_its_finding(tmp_path: Path, c
 
 
 def test_a_builder_nobody_is_seen_calling_keeps_its_finding(tmp_path: Path) -> None:
-    found = _project(tmp_path, {"app/__init__.py": "", "app/prompts.py": _BUILDER})
+    found = project_findings(tmp_path, {"app/__init__.py": "", "app/prompts.py": _BUILDER})
     assert ("prompts.py", 5, "PL102") in found
 
 
 def test_module_load_settles_a_folder_listing_but_not_a_clock(tmp_path: Path) -> None:
     # A server's process outlives the day: its clock read at load still changes the prefix.
-    found = _project(
+    found = project_findings(
         tmp_path,
         {
             "app/__init__.py": "",
@@ -156,11 +144,11 @@ def test_a_builder_called_at_a_cli_start_in_its_own_file_is_read_once(tmp_path: 
         "    history = [{'role': 'system', 'content': build_system_prompt()}]\n"
         "    client.chat.completions.create(model='m', messages=history)\n"
     )
-    assert _project(tmp_path / "once", {"cli.py": text}) == []
+    assert project_findings(tmp_path / "once", {"cli.py": text}) == []
     per_turn = text.replace("    history = [", "    for q in qs:\n        history = [").replace(
         "    client.", "        client."
     )
-    assert ("cli.py", 5, "PL102") in _project(tmp_path / "loop", {"cli.py": per_turn})
+    assert ("cli.py", 5, "PL102") in project_findings(tmp_path / "loop", {"cli.py": per_turn})
 
 
 def test_each_project_file_is_read_once_whatever_the_builders(
@@ -183,7 +171,7 @@ def test_each_project_file_is_read_once_whatever_the_builders(
             files[f"app/c{i}.py"] = _STARTS["a session's constructor"].replace(
                 "app.prompts", f"app.p{i}"
             )
-        found = _project(tmp_path / f"n{n}", files)
+        found = project_findings(tmp_path / f"n{n}", files)
         assert not [f for f in found if f[2] == "PL102"]  # the search ran and settled each
         # the index reads every file once; a caller is read again once, to parse it
         per_file.append(len(reads) / (2 * n + 1))
@@ -206,23 +194,23 @@ _SCRIPT = _BUILDER + (
 def test_a_clock_built_at_a_scripts_load_is_read_once_a_run(tmp_path: Path) -> None:
     # A script run once: its module loads once a run, and a run is one conversation, as a
     # clock read directly at import into a prompt constant is.
-    assert _project(tmp_path, {"agent.py": _SCRIPT}) == []
+    assert project_findings(tmp_path, {"agent.py": _SCRIPT}) == []
 
 
 def test_the_same_module_without_a_main_guard_keeps_the_clock(tmp_path: Path) -> None:
     # Imported by a process that may serve for days: the load is not once a conversation.
     text = _SCRIPT.split("\n\nif __name__")[0] + "\n"
-    assert ("agent.py", 5, "PL102") in _project(tmp_path, {"agent.py": text})
+    assert ("agent.py", 5, "PL102") in project_findings(tmp_path, {"agent.py": text})
 
 
 def test_a_script_that_starts_a_server_keeps_the_clock(tmp_path: Path) -> None:
     text = "import uvicorn\n" + _SCRIPT
-    assert ("agent.py", 6, "PL102") in _project(tmp_path, {"agent.py": text})
+    assert ("agent.py", 6, "PL102") in project_findings(tmp_path, {"agent.py": text})
 
 
 def test_a_script_with_a_request_handler_keeps_the_clock(tmp_path: Path) -> None:
     text = _SCRIPT.replace("def loop(client, ask):", "@app.post('/chat')\ndef loop(client, ask):")
-    assert ("agent.py", 5, "PL102") in _project(tmp_path, {"agent.py": text})
+    assert ("agent.py", 5, "PL102") in project_findings(tmp_path, {"agent.py": text})
 
 
 def test_a_scripts_builder_called_per_turn_keeps_the_clock(tmp_path: Path) -> None:
@@ -231,4 +219,4 @@ def test_a_scripts_builder_called_per_turn_keeps_the_clock(tmp_path: Path) -> No
         "        history[0] = {'role': 'system', 'content': build_system_prompt()}\n"
         "        history.append({'role': 'user', 'content': ask()})\n",
     )
-    assert ("agent.py", 5, "PL102") in _project(tmp_path, {"agent.py": text})
+    assert ("agent.py", 5, "PL102") in project_findings(tmp_path, {"agent.py": text})

@@ -10,21 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prefixlock.policies.config import LintConfig
-from prefixlock.policies.engine import lint_paths
-from tests.helpers.lintfind import lines_of
-
-
-def _project(root: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "pyproject.toml").write_text("")
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    found = lint_paths([str(root)], LintConfig(), jobs=1).findings
-    return [(Path(f.path).name, f.line, f.code) for f in found]
-
+from tests.helpers.lintfind import lines_of, project_findings
 
 # A store whose method reads the newest rows of a conversation, capped (a window, PL303).
 _STORE = (
@@ -77,7 +63,7 @@ def test_the_windowed_read_is_a_window_in_a_file_of_its_own() -> None:
 def test_a_method_whose_window_only_a_get_route_in_another_file_reads_is_dropped(
     tmp_path: Path,
 ) -> None:
-    found = _project(
+    found = project_findings(
         tmp_path,
         {"app/__init__.py": "", "app/store.py": _STORE, "app/routes.py": _GET_ROUTE},
     )
@@ -87,7 +73,7 @@ def test_a_method_whose_window_only_a_get_route_in_another_file_reads_is_dropped
 def test_the_same_window_returned_to_a_caller_in_another_file_that_sends_it_reports(
     tmp_path: Path,
 ) -> None:
-    found = _project(
+    found = project_findings(
         tmp_path,
         {
             "app/__init__.py": "",
@@ -124,7 +110,7 @@ def test_a_window_passed_up_two_callers_to_one_that_sends_it_reports(tmp_path: P
         "    async with httpx.AsyncClient() as c:\n"
         "        return await c.post('https://x', json={'model': 'm', 'messages': messages})\n"
     )
-    found = _project(
+    found = project_findings(
         tmp_path,
         {
             "app/__init__.py": "",
@@ -139,7 +125,7 @@ def test_a_window_passed_up_two_callers_to_one_that_sends_it_reports(tmp_path: P
 
 def test_a_public_method_nobody_in_the_project_calls_still_reports(tmp_path: Path) -> None:
     # its callers are outside the project (a library's API): where it goes is not seen
-    found = _project(tmp_path, {"app/__init__.py": "", "app/store.py": _STORE})
+    found = project_findings(tmp_path, {"app/__init__.py": "", "app/store.py": _STORE})
     assert ("store.py", _LINE) in _windows(found)
 
 
@@ -154,14 +140,14 @@ _MODULE_READ = (
 
 def test_a_private_module_function_nobody_calls_is_dropped(tmp_path: Path) -> None:
     assert lines_of(_MODULE_READ, "PL303", "store.py") == [3]
-    found = _project(tmp_path, {"app/__init__.py": "", "app/store.py": _MODULE_READ})
+    found = project_findings(tmp_path, {"app/__init__.py": "", "app/store.py": _MODULE_READ})
     assert _windows(found) == []
 
 
 def test_a_private_method_nobody_in_the_project_calls_still_reports(tmp_path: Path) -> None:
     # a library's base class may call it (a hook the class overrides)
     store = _STORE.replace("recent_messages", "_recent_messages")
-    found = _project(tmp_path, {"app/__init__.py": "", "app/store.py": store})
+    found = project_findings(tmp_path, {"app/__init__.py": "", "app/store.py": store})
     assert ("store.py", _LINE) in _windows(found)
 
 
@@ -173,7 +159,7 @@ def test_a_window_handed_on_as_a_value_still_reports(tmp_path: Path) -> None:
         "TOOLS = [store.recent_messages]\n"
     )
     files = {"app/store.py": _STORE, "app/routes.py": _GET_ROUTE, "app/tools.py": tools}
-    found = _project(tmp_path, {"app/__init__.py": "", **files})
+    found = project_findings(tmp_path, {"app/__init__.py": "", **files})
     assert ("store.py", _LINE) in _windows(found)
 
 
@@ -212,7 +198,9 @@ def test_a_window_kept_on_the_object_whose_other_method_sends_it_reports(
         "    await bot.load(cid)\n"
         "    return {'ok': True}\n"
     )
-    found = _project(tmp_path, {"app/__init__.py": "", "app/bot.py": bot, "app/routes.py": route})
+    found = project_findings(
+        tmp_path, {"app/__init__.py": "", "app/bot.py": bot, "app/routes.py": route}
+    )
     assert ("bot.py", 11) in _windows(found)
 
 
@@ -228,7 +216,9 @@ def test_a_listing_a_cli_command_prints_is_dropped(tmp_path: Path) -> None:
         "    for m in loop.run_until_complete(ChatStore(None).recent_messages(cid)):\n"
         "        print(m['role'], m['content'])\n"
     )
-    found = _project(tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "app/cli.py": cli})
+    found = project_findings(
+        tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "app/cli.py": cli}
+    )
     assert _windows(found) == []
 
 
@@ -237,7 +227,7 @@ def test_a_route_that_also_sends_the_window_still_reports(tmp_path: Path) -> Non
         "    return {'messages': await store.recent_messages(cid)}\n",
         "    history = await store.recent_messages(cid)\n    return await ask_llm(history)\n",
     )
-    found = _project(
+    found = project_findings(
         tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "app/routes.py": route}
     )
     assert ("store.py", _LINE) in _windows(found)
@@ -250,7 +240,7 @@ def test_a_window_only_tests_read_is_dropped(tmp_path: Path) -> None:
         "async def check_recent():\n"
         "    assert await ChatStore(None).recent_messages('c') == []\n"
     )
-    found = _project(
+    found = project_findings(
         tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "tests/test_store.py": test}
     )
     assert _windows(found) == []
@@ -277,7 +267,9 @@ def test_a_dated_prompt_written_only_to_a_preview_file_is_dropped(tmp_path: Path
         "def main(path):\n"
         "    preview(path)\n"
     )
-    found = _project(tmp_path, {"app/__init__.py": "", "app/prompts.py": _CLOCK, "app/cli.py": cli})
+    found = project_findings(
+        tmp_path, {"app/__init__.py": "", "app/prompts.py": _CLOCK, "app/cli.py": cli}
+    )
     assert [f for f in found if f[2].startswith("PL1")] == []
 
 
@@ -288,7 +280,7 @@ def test_the_same_dated_prompt_sent_by_a_caller_reports(tmp_path: Path) -> None:
         "    messages = [{'role': 'system', 'content': _system_prompt()}, *history]\n"
         "    return client.chat.completions.create(model='m', messages=messages)\n"
     )
-    found = _project(tmp_path, {"app/__init__.py": "", "app/prompts.py": prompts})
+    found = project_findings(tmp_path, {"app/__init__.py": "", "app/prompts.py": prompts})
     assert [f for f in found if f[2].startswith("PL1")] != []
 
 
@@ -304,7 +296,7 @@ _SCRIPT = (
 
 def test_a_window_a_script_only_prints_is_dropped(tmp_path: Path) -> None:
     script = _SCRIPT.replace("SEND", "print(rows)")
-    found = _project(
+    found = project_findings(
         tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "app/demo.py": script}
     )
     assert _windows(found) == []
@@ -314,7 +306,7 @@ def test_a_window_a_script_sends_still_reports(tmp_path: Path) -> None:
     script = "import ollama\n" + _SCRIPT.replace(
         "SEND", "print(ollama.chat(model='m', messages=rows))"
     )
-    found = _project(
+    found = project_findings(
         tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "app/demo.py": script}
     )
     assert ("store.py", _LINE) in _windows(found)
@@ -323,7 +315,7 @@ def test_a_window_a_script_sends_still_reports(tmp_path: Path) -> None:
 def test_a_window_read_into_a_module_constant_still_reports(tmp_path: Path) -> None:
     # outside a `__main__` guard a module's code keeps the value in a global, read elsewhere
     script = _SCRIPT.replace("if __name__ == '__main__':\n    ", "").replace("    SEND\n", "")
-    found = _project(
+    found = project_findings(
         tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "app/demo.py": script}
     )
     assert ("store.py", _LINE) in _windows(found)
@@ -335,7 +327,7 @@ def test_a_record_built_with_a_message_keyword_is_no_request(tmp_path: Path) -> 
         "    return {'messages': await store.recent_messages(cid)}\n",
         "    rows = await store.recent_messages(cid)\n    return Page(message='ok', items=rows)\n",
     )
-    found = _project(
+    found = project_findings(
         tmp_path, {"app/__init__.py": "", "app/store.py": _STORE, "app/routes.py": route}
     )
     assert _windows(found) == []
@@ -358,7 +350,7 @@ def test_a_stand_in_in_a_test_file_does_not_make_a_caller_send(tmp_path: Path) -
         "    assert fetch_page([]) is not None\n"
     )
     files = {"app/store.py": _STORE, "app/routes.py": route, "tests/test_page.py": stand_in}
-    assert _windows(_project(tmp_path, {"app/__init__.py": "", **files})) == []
+    assert _windows(project_findings(tmp_path, {"app/__init__.py": "", **files})) == []
 
 
 def test_the_same_helper_that_asks_a_model_outside_the_tests_reports(tmp_path: Path) -> None:
@@ -370,4 +362,6 @@ def test_the_same_helper_that_asks_a_model_outside_the_tests_reports(tmp_path: P
         + "\ndef fetch_page(rows):\n    return ask_llm(rows)\n"
     )
     files = {"app/store.py": _STORE, "app/routes.py": route}
-    assert ("store.py", _LINE) in _windows(_project(tmp_path, {"app/__init__.py": "", **files}))
+    assert ("store.py", _LINE) in _windows(
+        project_findings(tmp_path, {"app/__init__.py": "", **files})
+    )
