@@ -140,14 +140,19 @@ def _over_cap(src: Source, cond: Node, listed: str) -> bool:
     return any(_a_cap(src, bound) for bound in _length_bounds(src, cond, listed, above=True))
 
 
+def _drops_oldest(src: Source, call: Node) -> bool:
+    """`list.shift()` or `list.splice(0, k)`: the call takes the oldest items off its list."""
+    name = callee_name(src, call)
+    if name == "splice":
+        args = arguments(call)
+        return bool(args) and src.text(unwrap(args[0])) == "0"
+    return name == "shift"
+
+
 def _dropped_over_cap(src: Source, call: Node) -> bool:
     """`history.shift()` or `history.splice(0, k)` in the branch of an `if` that tests the
     history's length against a cap."""
-    name = callee_name(src, call)
-    args = arguments(call)
-    if name == "splice" and not (args and src.text(unwrap(args[0])) == "0"):
-        return False
-    if name not in ("shift", "splice"):
+    if not _drops_oldest(src, call):
         return False
     obj = _receiver(call)
     if obj is None or not _history(src, obj):
@@ -352,11 +357,7 @@ def _dropped_under_bound(src: Source, call: Node) -> bool:
     (queue.filter(m => m.role === "user").length > this._messageDepth) queue.shift()`: the
     oldest item of a list the file replays as the conversation, dropped under a test of a count
     or a reply's size against a named bound, whatever the list is named."""
-    name = callee_name(src, call)
-    args = arguments(call)
-    if name == "splice" and not (args and src.text(unwrap(args[0])) == "0"):
-        return False
-    if name not in ("shift", "splice"):
+    if not _drops_oldest(src, call):
         return False
     obj = _receiver(call)
     if obj is None or unwrap(obj).type not in ("identifier", "member_expression"):
