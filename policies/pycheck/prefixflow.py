@@ -7,7 +7,8 @@ request brought into it.
 
 The list: a copy of a history (`list(h)`, `h.copy()`, `h[:]`, `[*h]`, `copy.deepcopy(h)`), the
 kept history itself (an attribute, `self.messages`, or a parameter), or a list built here
-(a literal; `+= h`, `.extend(h)`, `*h` add the history). Writes: `m[i] = v`, `m[i][k] = v`,
+(a literal; `+= h`, `.extend(h)`, `*h`, a loop over the stored history that appends a
+message a row add the history). Writes: `m[i] = v`, `m[i][k] = v`,
 `m[i].k = v` (rewrite, not at `-1`), `m.insert(k, v)` (not at `len(m)`), `m.pop(0)`,
 `del m[k]`, `m.sort()`, `m.reverse()`, `m = [x for x in m if c]` (filter).
 What this request brings: the names written into its newest user message, and the history (a
@@ -28,10 +29,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..findings import Finding
-from ..meaning import names_request, words
+from ..meaning import HISTORY_WORDS, names_request, words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .context import Context
-from .syntax import callee, const_str, dict_get
+from .syntax import callee, const_str, dict_get, last_name
 
 Fn = ast.FunctionDef | ast.AsyncFunctionDef
 _COPY_CALLS = frozenset({"list", "copy", "deepcopy", "tuple"})
@@ -539,8 +540,13 @@ class _Function:
     def _appended_ahead(self, name: str, history: set[str]) -> list[ast.expr]:
         """The contents of the messages but system ones appended to the list before the
         statement that adds the history to it (`m.append(context_msg)`, then `m += history` or
-        `m.extend(history)`): an appended system message is read as the system prompt's."""
+        `m.extend(history)`, or a loop that replays the stored history one message a row): an
+        appended system message is read as the system prompt's."""
         adds = [
+            n.lineno
+            for n in self.nodes
+            if isinstance(n, (ast.For, ast.AsyncFor)) and _replays(n, name, history)
+        ] + [
             getattr(n, "lineno", 0)
             for n in self.nodes
             if (
@@ -613,6 +619,28 @@ def _ahead_of_history(lst: ast.List | ast.BinOp, history: set[str]) -> list[ast.
         if r is not None and r[1] is not None and not (i == 0 and r[0] == "system"):
             out.append(r[1])  # the head system message is the system prompt's, read apart
     return out
+
+
+def _replays(loop: ast.For | ast.AsyncFor, name: str, history: set[str]) -> bool:
+    """Whether a loop replays the stored history into the list: it runs over the history (or
+    over what is named for one: `conversation_history`, `past_messages`) and appends, for each
+    stored row, a message made from that row (`m.append({"role": r, "content": row["text"]})`).
+    Those messages are the history itself, and what is appended after the loop comes after it."""
+    named = any(set(words(last_name(x))) & HISTORY_WORDS for x in ast.walk(loop.iter))
+    if not (named or _reads_history(loop.iter, history)):
+        return False
+    # The row, and the locals each pass makes (`name = row.get("customer_name")`).
+    rows = {
+        x.id for x in ast.walk(loop) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)
+    }
+    return any(
+        (m := _method(n, name)) is not None
+        and m[0] == "append"
+        and len(m[1]) == 1
+        and isinstance(m[1][0], ast.Dict)
+        and bool(rows & _names(m[1][0]))
+        for n in ast.walk(loop)
+    )
 
 
 def _reads_history(value: ast.expr, history: set[str]) -> bool:

@@ -511,10 +511,12 @@ CORPORA = (
         # passes, reach gates, structural shapes, volatile values), the project around each
         # file; its 10 unlabelled findings judged in findings.toml (2 true, 8 false). The rules
         # from before the round (main 3c1bbcf0) give TypeScript 2/4, 0/5, 2/3 and the same
-        # Python line.
+        # Python line. Development data since that score: Python precision 4/11 -> 4/8 by
+        # branch h30py16 (a loop that replays the stored conversation one message a row is
+        # the history, not a message ahead of it).
         test={
             "ts": {"volatile": (2, 4), "structural": (1, 5), "precision": (3, 4)},
-            "py": {"volatile": (1, 2), "structural": (1, 3), "precision": (4, 11)},
+            "py": {"volatile": (1, 2), "structural": (1, 3), "precision": (4, 8)},
         },
     ),
     HeldOut(

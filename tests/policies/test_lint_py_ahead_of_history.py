@@ -139,3 +139,50 @@ def test_a_context_message_appended_after_the_history_is_silent() -> None:
     lines = src.splitlines(keepends=True)
     lines[3], lines[4] = lines[4], lines[3]
     assert lines_of("".join(lines), "PL304") == []
+
+
+# The stored conversation replayed one message a row, then the newest user message, then a
+# tool loop that sends the list and adds each round's tool results to it.
+_REPLAYED = (
+    "async def reply(client, user_input, conversation_history, customer):\n"
+    '    messages = [{"role": "system", "content": PROMPT}]\n'
+    "    BEFORE\n"
+    "    for msg in LOOPED:\n"
+    '        if msg["is_bot"]:\n'
+    '            messages.append({"role": "assistant", "content": msg["text"]})\n'
+    "        else:\n"
+    '            name = msg.get("customer_name") or "User"\n'
+    '            messages.append({"role": "user", "content": f"{name} said: {msg[\'text\']}"})\n'
+    '    messages.append({"role": "user", "content": [{"type": "text", "text": user_input}]})\n'
+    "    for _ in range(5):\n"
+    '        answer = await client.chat.completions.create(model="m", messages=messages)\n'
+    "        tool_outputs = await run_tools(answer)\n"
+    "        messages.extend(tool_outputs)\n"
+)
+
+
+def _replayed(before: str = "pass", looped: str = "conversation_history") -> str:
+    return _REPLAYED.replace("BEFORE", before).replace("LOOPED", looped)
+
+
+def test_the_replayed_history_and_the_newest_message_after_it_are_silent() -> None:
+    """The messages the loop writes are the stored rows themselves (the customer's name is
+    that row's), and the newest message comes after them: nothing is ahead of the history."""
+    assert lines_of(_replayed(), "PL304") == []
+
+
+def test_a_context_message_appended_before_the_replay_loop_is_found() -> None:
+    src = _replayed(before='messages.append({"role": "user", "content": f"Re: {user_input}"})')
+    assert lines_of(src, "PL304") == [3]
+
+
+def test_a_per_request_system_message_before_the_replay_loop_is_found() -> None:
+    src = _replayed(before='messages.append({"role": "system", "content": f"Re: {user_input}"})')
+    assert lines_of(src, "PL304") == [3]
+
+
+def test_a_loop_over_what_is_no_history_is_no_replay() -> None:
+    """A loop over retrieved documents writes what this request fetched, not the stored
+    conversation: its messages stay ahead of the tool results added later."""
+    src = _replayed(looped="search(user_input)")
+    assert 6 in lines_of(src, "PL304")
