@@ -360,11 +360,7 @@ class _Index:
             load = self.module.load if self.module is not None else None
             there = _Index(other, None, Module(other, load) if load is not None else None)
             there._hops = self._hops + 1
-            for use in walk(other.root):
-                if use.type not in ("identifier", "shorthand_property_identifier"):
-                    continue
-                if other.text(use) != local or _imported_as(use):
-                    continue
+            for use in _uses_of(other, local):
                 caller = there.around_node(use) if _called(use) else None
                 up = there._climb(caller) if caller is not None else None
                 if up is None or not there._nowhere(up, depth + 1, set()):
@@ -642,13 +638,7 @@ class _Index:
             if not local:
                 return []
             there = _Index(other)
-            uses = [
-                n
-                for n in walk(other.root)
-                if n.type in ("identifier", "shorthand_property_identifier")
-                and other.text(n) == local
-                and not _imported_as(n)
-            ]
+            uses = _uses_of(other, local)
             if any(not _called(n) or there.around_node(n) is None for n in uses):
                 return []  # handed on as a value, or called at module level
             for c in [c for c in there.functions if there._calls(c, local)]:
@@ -1258,6 +1248,17 @@ def _callback(fn: Node) -> bool:
     return fn.type in ("arrow_function", "function_expression", "function") and (
         fn.parent is not None and fn.parent.type == "arguments"
     )
+
+
+def _uses_of(other: Source, local: str) -> list[Node]:
+    """Where a file names what it imported as `local`, its import itself left out."""
+    return [
+        n
+        for n in walk(other.root)
+        if n.type in ("identifier", "shorthand_property_identifier")
+        and other.text(n) == local
+        and not _imported_as(n)
+    ]
 
 
 def _called(ident: Node) -> bool:
