@@ -44,6 +44,7 @@ from .memoised import drop_memoised
 from .middleout import check_middle_out
 from .movedstate import check_moved_state
 from .otherprefix import check_other_prefix
+from .ownfolder import drop_own_folder
 from .peritem import check_per_item
 from .pickedtools import check_tools_picked_by_request
 from .prefixflow import check_prefix_flow
@@ -135,6 +136,7 @@ def check_js(
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
     found = drop_memoised(src, drop_read_once_per_run(src, found))
+    found = drop_own_folder(module, found)
     found = drop_unreached(src, found, importers, module)
     placed = {(f.code, f.line) for f in found}
     found += [f for f in check_dated_chat_templates(path, text) if (f.code, f.line) not in placed]

@@ -145,6 +145,10 @@ def drop_unreached(
 ) -> list[Finding]:
     if not any(decided_by_reach(f.code) or f.code in _SHAPES for f in found):
         return found
+    if is_test_file(src.path):
+        # a test's or a mock's code: what it builds goes to an assertion or stands in for a
+        # service, in no user's conversation
+        return [f for f in found if not (decided_by_reach(f.code) or f.code in _SHAPES)]
     index = _Index(src, importers, module)
     unsent = {
         i
@@ -165,6 +169,28 @@ def drop_unreached(
 # reaches, but code that runs only as a test's body (`it("caps the history", ...)`) asks no
 # model of a user's conversation: an assertion reads what it builds.
 _SHAPES = frozenset({"PL303", "PL305"})
+
+# Folders and name parts that mark a file as a test's or a mock's by the JavaScript test
+# runners' conventions (Jest, Vitest, Mocha, Bun): `__tests__/chat.ts`, `chat.test.ts`,
+# `chat.spec.tsx`, `__mocks__/openai.ts`, `openai.mock.ts`, `pubnub-mock.ts`.
+_TEST_FOLDERS = frozenset({"__tests__", "__mocks__"})
+_TEST_PARTS = frozenset({"test", "tests", "spec", "mock", "mocks"})
+
+
+def is_test_file(path: str) -> bool:
+    """Whether `path` is a test's or a mock's file by the test runners' conventions: in a
+    `__tests__` or `__mocks__` folder, a dotted part `test`, `spec` or `mock` before the
+    suffix (`chat.test.ts`), or a name ending in the word `mock` (`pubnub-mock.ts`). Other
+    folder names are not read (a project may sit in a folder named `test`), nor a name that
+    only starts with a test word (`testPrep.ts` may be the product's own feature)."""
+    parts = path.replace("\\", "/").split("/")
+    if _TEST_FOLDERS & set(parts[:-1]):
+        return True
+    dotted = parts[-1].split(".")
+    if len(dotted) >= 3 and _TEST_PARTS & {d.lower() for d in dotted[1:-1]}:
+        return True
+    last = words(dotted[0])[-1:]
+    return last in (["mock"], ["mocks"])
 
 
 class _Index:
@@ -355,6 +381,8 @@ class _Index:
         if not found:
             return False  # no file of the project imports it: its callers are not seen
         for other, local in found:
+            if is_test_file(other.path):
+                continue  # a test calls it: its value goes to an assertion
             if not local:
                 return False
             load = self.module.load if self.module is not None else None

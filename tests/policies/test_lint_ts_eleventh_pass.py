@@ -146,12 +146,12 @@ _TEST_BODY = (
 
 
 def test_a_prompt_built_in_a_module_level_test_callback_is_no_request() -> None:
-    assert lines_of(_TEST_BODY, "PL101", "prompt.test.ts") == []
+    assert lines_of(_TEST_BODY, "PL101", "prompt.ts") == []
 
 
 def test_the_same_callback_handed_to_another_call_is_still_read() -> None:
     ran = _TEST_BODY.replace('test("the prompt', 'schedule("the prompt')
-    assert lines_of(ran, "PL101", "prompt.test.ts") == [4]
+    assert lines_of(ran, "PL101", "prompt.ts") == [4]
 
 
 _SUMMARY = (

@@ -254,7 +254,7 @@ def test_a_window_inside_a_test_callback_is_no_breaker() -> None:
         "}\n"
     )
     # The product code beside the test keeps its finding; the test's own cuts are assertions.
-    assert _codes(src, "history.test.ts") == [(9, "PL303")]
+    assert _codes(src, "history.ts") == [(9, "PL303")]
 
 
 _METRICS = (
