@@ -1,7 +1,7 @@
 """Seventeenth pass, Python structural: a newest-N window read in order whatever its parts are
-named. A window that stops short of the newest item (`[-n:-1]`), and a window mapped message by
-message before it is returned. Each positive has twins that differ in the one thing the rule
-reads."""
+named. A window that stops short of the newest item (`[-n:-1]`), a window mapped message by
+message before it is returned, and a store read newest first reported at its cap. Each
+positive has twins that differ in the one thing the rule reads."""
 
 from __future__ import annotations
 
@@ -50,3 +50,25 @@ def test_a_window_mapped_to_plain_text_is_silent() -> None:
         'ROLE = "role"\n'
     )
     assert lines_of(src, "PL303") == []
+
+
+_STORE = (
+    "def get_history(db, chat_id):\n"
+    "    rows = (\n"
+    "        db.query(ChatMessage)\n"
+    "        .filter(ChatMessage.chat_id == chat_id)\n"
+    "        .order_by(ChatMessage.created_at.ORDER())\n"
+    "        .limit(20)\n"
+    "        .all()\n"
+    "    )\n"
+    '    return [{"role": r.role, "content": r.text} for r in reversed(rows)]\n'
+)
+
+
+def test_a_store_read_newest_first_is_reported_at_its_cap() -> None:
+    """Written over several lines, the window is reported where its count is chosen."""
+    assert lines_of(_STORE.replace("ORDER", "desc"), "PL303") == [6]
+
+
+def test_a_store_read_oldest_first_is_silent() -> None:
+    assert lines_of(_STORE.replace("ORDER", "asc"), "PL303") == []
