@@ -83,12 +83,17 @@ def _check_rows_made_messages(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: C
                 and _orm_window(n) is None
                 and (what := _orm_window(n, any_rows=True)) is not None
             ):
-                # At the cap's line (`.limit(3)` of a chain written over several lines).
-                end = n.func if isinstance(n, ast.Call) else n
-                line = getattr(end, "end_lineno", None) or n.lineno
-                at = ast.Constant(value=None, lineno=line, col_offset=0)
-                ctx.flag(at, "PL303", _WHY.format(what=f"`{what}`"))
+                ctx.flag(_at_cap(n), "PL303", _WHY.format(what=f"`{what}`"))
                 break
+
+
+def _at_cap(n: ast.expr) -> ast.expr:
+    """Where a window read is reported: the line of its cap (`.limit(3)` of a chain written
+    over several lines, below its `select(...)`), where the count is chosen."""
+    end = n.func if isinstance(n, ast.Call) else n
+    line = getattr(end, "end_lineno", None) or n.lineno
+    col = n.col_offset if line == n.lineno else 0
+    return ast.Constant(value=None, lineno=line, col_offset=col)
 
 
 def _iterated_name(node: ast.expr) -> str | None:
@@ -178,7 +183,7 @@ def _check_statement(stmt: ast.stmt, fn_sent: bool, ctx: Context) -> None:
                 and isinstance(n, ast.expr)
                 and (what := _orm_window(n)) is not None
             ):
-                ctx.flag(n, "PL303", _WHY.format(what=f"`{what}`"))
+                ctx.flag(_at_cap(n), "PL303", _WHY.format(what=f"`{what}`"))
 
 
 def _builds_messages(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

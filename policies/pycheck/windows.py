@@ -137,6 +137,18 @@ def _from_end(lower: ast.expr | None) -> bool:
     )
 
 
+def _short_of_newest(upper: ast.expr) -> bool:
+    """`-1`, `-2`: a window's end counted back from the newest item (`history[-n:-1]`, the
+    newest n but the last): it still starts n back from the end, so it moves as the list
+    grows."""
+    return (
+        isinstance(upper, ast.UnaryOp)
+        and isinstance(upper.op, ast.USub)
+        and isinstance(upper.operand, ast.Constant)
+        and type(upper.operand.value) is int
+    )
+
+
 def check_windows(
     tree: ast.Module, ctx: Context, load: Callable[[str], ast.Module | None] | None = None
 ) -> None:
@@ -156,7 +168,7 @@ def check_windows(
         if (
             isinstance(node, ast.Subscript)
             and isinstance(node.slice, ast.Slice)
-            and node.slice.upper is None
+            and (node.slice.upper is None or _short_of_newest(node.slice.upper))
             and (
                 _from_end(node.slice.lower)
                 or _from_end(_bound_to(node.slice.lower, node, parents))
@@ -728,6 +740,10 @@ def _listed(value: ast.expr, name: str) -> bool:
         return _listed(value.left, name) or _listed(value.right, name)
     if isinstance(value, (ast.List, ast.Tuple)):
         return any(isinstance(e, ast.Starred) and _listed(e.value, name) for e in value.elts)
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1:
+        # `[{"role": m.role, "content": m.text} for m in window]`: the list mapped message by
+        # message, in its order, is still that list.
+        return _listed(value.generators[0].iter, name) and _builds_message(value.elt)
     return False
 
 
