@@ -1,4 +1,4 @@
-"""real11 to real23, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real24, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference): each one's draw and labels hold together, and (slow,
 where the project snapshots are on this machine) the linter's figures on both halves.
 
@@ -574,6 +574,28 @@ CORPORA = (
         dev={
             "ts": {"volatile": (3, 4), "structural": (4, 5), "precision": (12, 45)},
             "py": {"volatile": (1, 1), "structural": (3, 4), "precision": (5, 8)},
+        },
+        # Scored once, by the lead, with the round's final rules; empty until then.
+        test={},
+    ),
+    HeldOut(
+        "real24",
+        labels=32,
+        breakers={("test", "volatile"): 7, ("test", "structural"): 11}
+        | {("dev", "volatile"): 6, ("dev", "structural"): 8},
+        # one population of sixty new code searches phrased as the text sent each turn (36 for
+        # TypeScript, 24 for Python, 41 of them for live state; merged round-robin per block),
+        # quotas of 20 a language stated and filled. Volatile steps over the reserve of twenty
+        # live-state searches (block 3: 8, then 4 when it ended), then over the names of blocks
+        # 1 and 2 the first draw did not take (8, then 4 when they ended); the structural step
+        # found no untried name. Test half: 7 volatile (10 wanted), 11 structural (12 wanted)
+        steps=(8, 4, 8, 4),
+        # First run (policies/ as on main 5eafbab9, the project around each file, after every
+        # label of both halves was committed), its 5 unlabelled findings judged in
+        # findings.toml (all false).
+        dev={
+            "ts": {"volatile": (2, 3), "structural": (1, 3), "precision": (5, 8)},
+            "py": {"volatile": (1, 3), "structural": (0, 5), "precision": (1, 3)},
         },
         # Scored once, by the lead, with the round's final rules; empty until then.
         test={},
