@@ -12,7 +12,9 @@ request's messages; `templateslot`: a chat template's system slot filled from th
 message; `importedwindow`: a window cut by a helper another module exports; `movedstate`: a
 figure the reply changes written ahead of the history; `turnahead`: retrieved content sent as a
 turn of its own ahead of the replayed history; `firstonly`: a system message sent only on the
-first request; `flattentools`: older tool calls rewritten to text once newer ones arrive).
+first request; `flattentools`: older tool calls rewritten to text once newer ones arrive;
+`sentparts`: the parts of each list a request sends, in order: per-request messages ahead of
+the replayed history, the history cut to its newest messages).
 Findings are then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and
 `memoised` show that no later request of the conversation reads the part reported. Pure: text
 in, findings out; another file of the project is read only through the loader the engine
@@ -51,6 +53,7 @@ from .reach import Importers, drop_unreached
 from .rewrites import check_rewrites
 from .runonce import drop_read_once_per_run
 from .secondsystem import check_second_system
+from .sentparts import check_sent_parts
 from .servercut import check_server_cut
 from .sinks import SinkCheck
 from .stepstate import check_step_state
@@ -129,6 +132,10 @@ def check_js(
         + check_flattened_tool_calls(src)
         if (f.code, f.line) not in had
     ]
+    # The parts of each list sent, read in order, find some breakers a shape rule already
+    # reports: one a line.
+    had = {(f.code, f.line) for f in found}
+    found += [f for f in check_sent_parts(src) if (f.code, f.line) not in had]
     # The data-flow pass finds some breakers the shape rules already report: one a line.
     seen = {(f.code, f.line) for f in found}
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
