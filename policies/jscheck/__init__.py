@@ -132,14 +132,16 @@ def check_js(
         + check_flattened_tool_calls(src)
         if (f.code, f.line) not in had
     ]
-    # The parts of each list sent, read in order, find some breakers a shape rule already
-    # reports: one a line.
-    had = {(f.code, f.line) for f in found}
-    found += [f for f in check_sent_parts(src) if (f.code, f.line) not in had]
     # The data-flow pass finds some breakers the shape rules already report: one a line.
     seen = {(f.code, f.line) for f in found}
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
+    # The parts of each list sent, read in order, find some breakers the rules above already
+    # report: one a line, and a system prompt's flow already reported on a line it passes
+    # through is not reported again.
+    seen |= {(f.code, f.line) for f in found}
+    ahead = frozenset(line for code, line in seen if code == "PL304")
+    found += [f for f in check_sent_parts(src, ahead) if (f.code, f.line) not in seen]
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
     found = drop_memoised(src, drop_read_once_per_run(src, found))
     found = drop_unreached(src, found, importers, module)

@@ -249,18 +249,28 @@ class _Reading:
             p = p.parent
         return False
 
-    def read_through(self, content: Node, made: set[str]) -> Node | None:
-        """The first read of a made name in a message's text, or, where the text is a local,
-        in the values written to it (`content: systemPrompt`, `systemPrompt += facts`)."""
-        content = unwrap(content)
-        values = [content]
-        if content.type in ("identifier", "shorthand_property_identifier"):
-            values = self.f.assigned.get(self.src.text(content), []) or values
-        for v in values:
-            hit = _read(self.src, v, made)
+    def read_through(
+        self, content: Node, seeds: set[str], made: set[str]
+    ) -> tuple[Node | None, set[int]]:
+        """Where a seed enters a message's text: read in it, or in the values written to the
+        made locals it reads, followed back (`content: system`, `system = base + glossary`,
+        `base = base + facts`: the read of `facts`), so the finding lands where the recalled
+        value goes in; and the lines of the values followed."""
+        seen: set[str] = set()
+        lines: set[int] = set()
+        todo = [unwrap(content)]
+        while todo:
+            v = todo.pop(0)
+            lines |= set(range(v.start_point[0] + 1, v.end_point[0] + 2))
+            hit = _read(self.src, v, seeds)
             if hit is not None:
-                return hit
-        return None
+                return hit, lines
+            for x in _idents_in(v):
+                name = self.src.text(x)
+                if name in made and name not in seen:
+                    seen.add(name)
+                    todo += [unwrap(w) for w in self.f.assigned.get(name, [])]
+        return None, lines
 
     def recalled(self) -> set[str]:
         """The locals bound to what was recalled for this turn: a call named for a search, a
@@ -271,7 +281,11 @@ class _Reading:
                 v = unwrap(v)
                 if v.type == "await_expression" and v.named_children:
                     v = unwrap(v.named_children[0])
-                if v.type == "call_expression" and set(words(callee_name(self.src, v))) & _RECALLED:
+                if (
+                    v.type == "call_expression"
+                    and set(words(callee_name(self.src, v))) & _RECALLED
+                    and not _fixed_key(self.src, v)
+                ):
                     out.add(name)
         return out
 
@@ -299,6 +313,24 @@ def _passed(sent: Node) -> Node:
     if len(kids) == 1 and unwrap(kids[0]).type == "identifier":
         return unwrap(kids[0])
     return sent
+
+
+def _idents_in(node: Node) -> list[Node]:
+    """The identifiers a value reads (a shorthand message text included)."""
+    if node.type in ("identifier", "shorthand_property_identifier"):
+        return [node]
+    return [n for n in walk(node) if n.type == "identifier"]
+
+
+def _fixed_key(src: Source, call: Node) -> bool:
+    """A recall handed only fixed text (`retrieve('glossary')`): the same every turn."""
+    args = call.child_by_field_name("arguments")
+    kids = [a for a in args.named_children if a.type != "comment"] if args is not None else []
+    return bool(kids) and all(
+        unwrap(a).type in ("string", "number")
+        or (unwrap(a).type == "template_string" and not unwrap(a).named_children)
+        for a in kids
+    )
 
 
 def _recalled_field(src: Source, content: Node) -> Node | None:
@@ -352,7 +384,9 @@ def _newest(src: Source, arg: Node) -> bool:
     return arg.type == "binary_expression" and ".length-" in compact
 
 
-def check_sent_parts(src: Source) -> list[Finding]:
+def check_sent_parts(src: Source, told: frozenset[int] = frozenset()) -> list[Finding]:
+    """The findings of the parts of each list sent; `told`: the lines where a PL304 is already
+    reported (a system prompt's flow followed through one of them is not reported again)."""
     out: list[Finding] = []
     seen: set[tuple[str, int]] = set()
 
@@ -380,7 +414,8 @@ def check_sent_parts(src: Source) -> list[Finding]:
                 continue
             history = {src.text(p.node) for p in parts if p.role is None}
             made = r.f.made(r.seeds(history), src.text(sent) if sent.type != "array" else "")
-            recalled = r.f.made(r.recalled(), src.text(sent) if sent.type != "array" else "")
+            fetched = r.recalled()
+            recalled = r.f.made(fetched, src.text(sent) if sent.type != "array" else "")
             leading = True
             for p in parts[:at]:
                 leading = leading and p.role == "system"
@@ -391,7 +426,9 @@ def check_sent_parts(src: Source) -> list[Finding]:
                 hit = _recalled_field(src, p.content)
                 why = "recalled for this turn"
                 if hit is None and leading:
-                    hit = r.read_through(p.content, recalled)
+                    hit, lines = r.read_through(p.content, fetched, recalled)
+                    if lines & told:
+                        continue  # the same flow, already reported where it is written in
                 elif hit is None and not _head_pick(src, p.content, made):
                     hit = _read(src, p.content, made)
                     why = "made from this turn's input, its history or what was recalled for it"
