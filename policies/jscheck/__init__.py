@@ -72,7 +72,6 @@ from .structure import (
 from .syntax import JS_SUFFIXES, parse
 from .templateslot import check_template_slots
 from .turnahead import check_turn_ahead_of_history
-from .userahead import check_user_ahead_of_history
 from .values import Evaluator, Loader, Module
 
 __all__ = ["JS_SUFFIXES", "Importers", "Loader", "Module", "check_js"]
@@ -104,7 +103,6 @@ def check_js(
         + check_live_list_in_system(src)
         + check_tools_picked_by_request(src)
         + check_system_ahead_of_history(src)
-        + check_user_ahead_of_history(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.
