@@ -12,7 +12,9 @@ request's messages; `templateslot`: a chat template's system slot filled from th
 message; `importedwindow`: a window cut by a helper another module exports; `movedstate`: a
 figure the reply changes written ahead of the history; `turnahead`: retrieved content sent as a
 turn of its own ahead of the replayed history; `firstonly`: a system message sent only on the
-first request; `flattentools`: older tool calls rewritten to text once newer ones arrive).
+first request; `flattentools`: older tool calls rewritten to text once newer ones arrive;
+`sentparts`: the parts of each list a request sends, in order: per-request messages ahead of
+the replayed history, the history cut to its newest messages).
 Findings are then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and
 `memoised` show that no later request of the conversation reads the part reported. Pure: text
 in, findings out; another file of the project is read only through the loader the engine
@@ -52,6 +54,7 @@ from .reach import Importers, drop_unreached
 from .rewrites import check_rewrites
 from .runonce import drop_read_once_per_run
 from .secondsystem import check_second_system
+from .sentparts import check_sent_parts
 from .servercut import check_server_cut
 from .sinks import SinkCheck
 from .stepstate import check_step_state
@@ -70,7 +73,6 @@ from .structure import (
 from .syntax import JS_SUFFIXES, parse
 from .templateslot import check_template_slots
 from .turnahead import check_turn_ahead_of_history
-from .userahead import check_user_ahead_of_history
 from .values import Evaluator, Loader, Module
 
 __all__ = ["JS_SUFFIXES", "Importers", "Loader", "Module", "check_js"]
@@ -102,7 +104,6 @@ def check_js(
         + check_live_list_in_system(src)
         + check_tools_picked_by_request(src)
         + check_system_ahead_of_history(src)
-        + check_user_ahead_of_history(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.
@@ -134,6 +135,12 @@ def check_js(
     seen = {(f.code, f.line) for f in found}
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
+    # The parts of each list sent, read in order, find some breakers the rules above already
+    # report: one a line, and a system prompt's flow already reported on a line it passes
+    # through is not reported again.
+    seen |= {(f.code, f.line) for f in found}
+    ahead = frozenset(line for code, line in seen if code == "PL304")
+    found += [f for f in check_sent_parts(src, ahead) if (f.code, f.line) not in seen]
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
     found = drop_memoised(src, drop_read_once_per_run(src, found))
     found = drop_own_folder(module, found)

@@ -211,7 +211,7 @@ def _spreads(value: Node) -> bool:
 _SEND_TURN = frozenset({"sendMessage", "sendMessageStream"})
 
 
-class _Function:
+class SendingFunction:
     def __init__(self, src: Source, fn: Node) -> None:
         self.src = src
         self.nodes = list(_body(fn))
@@ -492,7 +492,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
     for fn in walk(src.root):
         if fn.type not in FUNCTIONS:
             continue
-        f = _Function(src, fn)
+        f = SendingFunction(src, fn)
         requests = list(f.requests())
         at = [src.pos(r)[0] for r, _ in requests]
         loops = [
@@ -599,7 +599,7 @@ def _parameters(src: Source, fn: Node) -> list[str]:
 
 
 def _fed_by_callers(
-    src: Source, fn: Node, f: _Function, seeded: set[str], value: Node
+    src: Source, fn: Node, f: SendingFunction, seeded: set[str], value: Node
 ) -> Node | None:
     """A parameter read in a system prompt's value (`{ role: "system", content: facts }` in
     `buildMessages(history, text, facts)`) that a caller in this file fills from what it hands
@@ -627,7 +627,7 @@ def _fed_by_callers(
             caller = caller.parent
         if caller is None or caller.id == fn.id:
             continue
-        there = _Function(src, caller)
+        there = SendingFunction(src, caller)
         handed = {x for i in fed if i < len(args) for x in _names(src, args[i])}
         if handed and _read(src, args[at], there.made(handed, "")) is not None:
             return hit

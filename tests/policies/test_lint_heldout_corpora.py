@@ -402,8 +402,11 @@ CORPORA = (
         # With the project around the file (branch h30ctx): TS precision 14/15 -> 14/19, four
         # false findings where a run state built in another file carries its startedAt clock
         # into the transcript a one-shot request reads.
+        # Seventeenth pass, TypeScript structural (branch h30st17ts, the parts of each list
+        # sent, in order): summaries of folded turns ahead of the recent ones, 4/6, 14/19 ->
+        # 5/6, 15/20.
         dev={
-            "ts": {"volatile": (2, 2), "structural": (4, 6), "precision": (14, 19)},
+            "ts": {"volatile": (2, 2), "structural": (5, 6), "precision": (15, 20)},
             # Python 3/5, 3/6, 7/11 -> 5/5, 6/6, 12/14 by branch h30py9 (a window rendered
             # for the request, a chat template's clock slot and the moment handed with the
             # history, a search of the newest messages, a message added to the conversation);
@@ -539,8 +542,11 @@ CORPORA = (
         # findings.toml (4 true, 11 false). Python structural 3/8 -> 4/8, precision 5/5 ->
         # 6/6 by branch h30st17py (a window short of the newest message, `[-n:-1]`, mapped
         # message by message into the list returned).
+        # Seventeenth pass, TypeScript structural (branch h30st17ts, the parts of each list
+        # sent, in order, a check it was not tuned on): a memory block ahead of the recent
+        # messages, 7/11, 13/24 -> 8/11, 14/25.
         dev={
-            "ts": {"volatile": (0, 0), "structural": (7, 11), "precision": (13, 24)},
+            "ts": {"volatile": (0, 0), "structural": (8, 11), "precision": (14, 25)},
             "py": {"volatile": (1, 2), "structural": (4, 8), "precision": (6, 6)},
         },
         # Scored once, by the lead, with the round's final rules (main b1c93553), the project
@@ -548,8 +554,12 @@ CORPORA = (
         # rules from before the round (main 3c1bbcf0) give the same figures and one more
         # unlabelled finding (a listing of stored system prompts, `os.listdir`, which the
         # fifteenth Python pass's reach gate drops).
+        # Seventeenth pass, TypeScript structural (branch h30st17ts, a check it was not tuned
+        # on): pinned facts, a rolling summary and retrieved passages pushed ahead of the
+        # replayed rows, a per-chat history replaced by its newest twenty: 4/9, 9/10 -> 7/9,
+        # 13/14.
         test={
-            "ts": {"volatile": (3, 4), "structural": (4, 9), "precision": (9, 10)},
+            "ts": {"volatile": (3, 4), "structural": (7, 9), "precision": (13, 14)},
             "py": {"volatile": (2, 2), "structural": (2, 2), "precision": (4, 8)},
         },
     ),
