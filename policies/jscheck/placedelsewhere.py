@@ -13,7 +13,7 @@ Pure: the importing files come through the loader and the importers' search the 
 
 from __future__ import annotations
 
-import os
+import posixpath
 import re
 from collections.abc import Callable
 
@@ -69,11 +69,31 @@ def _exported_names(src: Source) -> list[str]:
     return out
 
 
+def _norm(path: str) -> str:
+    return posixpath.normpath(path.replace("\\", "/"))
+
+
 def _same_file(named: str, importer: str, path: str) -> bool:
-    """`named` (as a finding in `importer` spells the other file) is `path`."""
-    if not os.path.isabs(named) and not os.path.exists(named):
-        named = os.path.join(os.path.dirname(importer), named)
-    return os.path.normpath(os.path.abspath(named)) == os.path.normpath(os.path.abspath(path))
+    """`named` (as a finding in `importer` spells the other file: absolute, or relative to
+    where the run started or to the importer's folder) is `path`; compared as text."""
+    target = _norm(path)
+    spelt = [_norm(named)]
+    if not posixpath.isabs(named):
+        spelt.append(_norm(posixpath.join(posixpath.dirname(importer), named)))
+    return any(
+        s == target
+        or (not s.startswith("..") and target.endswith("/" + s))
+        or s.endswith("/" + target)
+        for s in spelt
+    )
+
+
+def _shown(other: str, here: str) -> str:
+    """The importer's path as the helper's finding names it: relative to the helper's folder
+    where both are absolute, else as given."""
+    if posixpath.isabs(other) and posixpath.isabs(here):
+        return posixpath.relpath(_norm(other), posixpath.dirname(_norm(here)))
+    return other
 
 
 def _line_text(src: Source, line: int) -> str:
@@ -112,7 +132,7 @@ def check_placed_elsewhere(src: Source, importers: Importers | None, check: Chec
     out: list[Finding] = []
     seen: set[tuple[str, int]] = set()
     for other in files.values():
-        rel = os.path.relpath(other.path, os.path.dirname(src.path))
+        rel = _shown(other.path, src.path)
         for f in check(other.path, other.data.decode("utf-8", "replace")):
             m = _NAMED_ELSEWHERE.search(f.message)
             if f.code not in _CLOCK_CODES or m is None or m.group(1).endswith("(by its name)"):
