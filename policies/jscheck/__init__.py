@@ -49,6 +49,7 @@ from .otherprefix import check_other_prefix
 from .ownfolder import drop_own_folder
 from .peritem import check_per_item
 from .pickedtools import check_tools_picked_by_request
+from .placedelsewhere import check_placed_elsewhere
 from .prefixflow import check_prefix_flow
 from .reach import Importers, drop_unreached
 from .rewrites import check_rewrites
@@ -79,12 +80,17 @@ __all__ = ["JS_SUFFIXES", "Importers", "Loader", "Module", "check_js"]
 
 
 def check_js(
-    path: str, text: str, load: Loader | None = None, importers: Importers | None = None
+    path: str,
+    text: str,
+    load: Loader | None = None,
+    importers: Importers | None = None,
+    elsewhere: bool = True,
 ) -> list[Finding]:
     """The findings of one TypeScript/JavaScript file; `load(path, specifier)` resolves its
     relative imports to parsed modules (values are followed into them); `importers(path,
     name)` gives the project's other files that import its export `name` (an exported prompt
-    builder's callers there decide the requests it reaches)."""
+    builder's callers there decide the requests it reaches, and their findings on a value
+    read here are reported here too, unless `elsewhere` is false: a check of an importer)."""
     src = parse(path, text)
     module = Module(src, load)
     ev = Evaluator(module)
@@ -147,4 +153,13 @@ def check_js(
     found = drop_unreached(src, found, importers, module)
     placed = {(f.code, f.line) for f in found}
     found += [f for f in check_dated_chat_templates(path, text) if (f.code, f.line) not in placed]
+    if elsewhere:
+        placed = {(f.code, f.line) for f in found}
+        found += [
+            f
+            for f in check_placed_elsewhere(
+                src, importers, lambda p, t: check_js(p, t, load, importers, elsewhere=False)
+            )
+            if (f.code, f.line) not in placed
+        ]
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -517,9 +517,11 @@ CORPORA = (
         # Python line. Development data since that score: Python precision 4/11 -> 4/8 by
         # branch h30py16 (a loop that replays the stored conversation one message a row is
         # the history, not a message ahead of it); Python structural 1/3 -> 2/3 by branch
-        # h30st17py (a newest-first store read reported at its cap's line).
+        # h30st17py (a newest-first store read reported at its cap's line); TypeScript
+        # volatile 2/4 -> 3/4, precision 3/4 -> 4/5 by branch h30vol17 (a clock read in a
+        # helper that another file writes into the system prompt, reported in the helper).
         test={
-            "ts": {"volatile": (2, 4), "structural": (1, 5), "precision": (3, 4)},
+            "ts": {"volatile": (3, 4), "structural": (1, 5), "precision": (4, 5)},
             "py": {"volatile": (1, 2), "structural": (2, 3), "precision": (4, 8)},
         },
     ),
