@@ -170,15 +170,31 @@ class _Reading:
             return []
         head: list[_Part] = []
         out = self.items(literals[0])
-        for verb, args, call in sorted(self.f.method_calls(name), key=lambda x: x[2].start_byte):
-            if verb not in ("push", "unshift"):
-                continue
+        pushes = [
+            (verb, args, call)
+            for verb, args, call in sorted(self.f.method_calls(name), key=lambda x: x[2].start_byte)
+            if verb in ("push", "unshift")
+        ]
+        # A loop that replays its rows with their own roles is the history as a whole: a
+        # branch of it that writes a row's role out (`role: 'user'` for a row with an image)
+        # still replays that row.
+        replaying: dict[tuple[int, int], Node] = {}
+        for _verb, args, call in pushes:
+            loop = _loop_of(call)
+            for a in args:
+                if loop is not None and (row := self._replayed_row(call, a)) is not None:
+                    replaying[(loop.start_byte, loop.end_byte)] = row
+        for verb, args, call in pushes:
+            loop = _loop_of(call)
+            looped = replaying.get((loop.start_byte, loop.end_byte)) if loop else None
             got: list[_Part] = []
             for a in args:
                 if a.type == "spread_element" and a.named_children:
                     got.append(_Part(None, unwrap(a.named_children[0])))
                 elif (row := self._replayed_row(call, a)) is not None:
                     got.append(_Part(None, row, replayed=True))
+                elif looped is not None:
+                    got.append(_Part(None, looped, replayed=True))
                 else:
                     got += self._message(a)
             if verb == "unshift":
@@ -298,6 +314,16 @@ class _Reading:
             if r is not None and r[0] == "user" and not _at_head(self.src, n):
                 seeds |= _names(self.src, r[1])
         return (seeds | self.f.newest_sent()) - {"this"}
+
+
+def _loop_of(call: Node) -> Node | None:
+    """The nearest `for ... of/in` loop around a call, within its function."""
+    p = call.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type == "for_in_statement":
+            return p
+        p = p.parent
+    return None
 
 
 def _passed(sent: Node) -> Node:

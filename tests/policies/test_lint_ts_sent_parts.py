@@ -48,6 +48,34 @@ def test_a_fixed_message_ahead_of_the_rows_is_not() -> None:
     assert lines_of(fixed, "PL304", "turn.ts") == []
 
 
+def test_a_replayed_row_whose_branch_writes_its_role_out_is_still_the_history() -> None:
+    # A row with an image is replayed in a branch that spells its role; the loop as a whole
+    # is the conversation (a chat client's converter), so nothing is ahead of it.
+    branched = (
+        "export async function toApi(rows: Row[], instruction: string) {\n"
+        "  const out: Msg[] = [{ role: 'system', content: instruction }]\n"
+        "  for (const m of rows) {\n"
+        "    if (m.image && m.role === 'user') {\n"
+        "      const data = await readImage(m.image)\n"
+        "      out.push({ role: 'user', content: [m.content, data] })\n"
+        "    } else {\n"
+        "      out.push({ role: m.role, content: m.content })\n"
+        "    }\n"
+        "  }\n"
+        "  return out\n"
+        "}\n"
+    )
+    assert lines_of(branched, "PL304", "convert.ts") == []
+    # The same branch outside the replaying loop, ahead of it, is still read as this turn's.
+    ahead = branched.replace(
+        "  for (const m of rows) {\n",
+        "  const first = rows[0]\n"
+        "  out.push({ role: 'user', content: await recall(first.content) })\n"
+        "  for (const m of rows) {\n",
+    )
+    assert lines_of(ahead, "PL304", "convert.ts") != []
+
+
 _FOLDED = (
     "export function assemble(system: Msg, folds: Fold[], recentMessages: Msg[]): Msg[] {\n"
     "  const prompt: Msg[] = []\n"
