@@ -52,3 +52,35 @@ def test_a_served_module_or_a_date_read_per_pass_is_reported(old: str, new: str)
     changed = _SCRIPT.replace(old, new)
     assert changed != _SCRIPT
     assert "PL102" in [c for _, c in line_codes(changed, "tour.py")]
+
+
+# A planner's steps, each its own request: the step's number and the topic in a system text,
+# one user text, both by keyword, no conversation carried from one step to the next.
+_STEPS = (
+    "def run_step(step_num, topic):\n"
+    "    system = f'You write step {step_num} of a plan.'\n"
+    "    return chat_completion(provider='p', system=system, user=f'Plan: {topic}')\n\n\n"
+    "def plan(topic):\n"
+    "    return [run_step(n, topic) for n in range(1, 4)]\n"
+)
+
+
+def test_a_request_given_one_system_and_one_user_text_by_keyword_is_one_shot() -> None:
+    assert "PL106" not in [c for _, c in line_codes(_STEPS, "planner.py")]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the conversation handed along by keyword
+        ("user=f'Plan: {topic}')", "user=f'Plan: {topic}', history=earlier)"),
+        # ... or a session that holds it on the server
+        ("user=f'Plan: {topic}')", "user=f'Plan: {topic}', session_id=sid)"),
+        # a message list, which may hold the history
+        ("user=f'Plan: {topic}')", "messages=msgs)"),
+    ],
+)
+def test_a_keyword_request_that_carries_a_conversation_is_not(old: str, new: str) -> None:
+    changed = _STEPS.replace(old, new)
+    assert changed != _STEPS
+    assert "PL106" in [c for _, c in line_codes(changed, "planner.py")]
