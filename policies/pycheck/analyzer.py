@@ -52,6 +52,7 @@ from .reach import drop_unreached
 from .retrieved import check_retrieved_in_system
 from .rewritten import check_rewritten
 from .runonce import drop_run_once
+from .scriptrun import drop_script_run
 from .servercut import check_server_cut
 from .sessionstart import drop_session_starts
 from .side import check_side_requests
@@ -257,6 +258,7 @@ def check_python(
     found = drop_started_once(tree, found, callers)
     found = drop_run_once(tree, found)
     found = drop_one_shot(tree, found)
+    found = drop_script_run(tree, found)
     found = drop_order_of_dumped_state(found)
     found = found if text.isascii() else _char_columns(found, lines)
     told = {(f.code, f.line) for f in found}

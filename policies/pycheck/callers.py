@@ -136,16 +136,22 @@ def runs_once(tree: ast.Module) -> bool:
     framework (whose process outlives the day)."""
     if not any(isinstance(s, ast.If) and main_guard(s.test) for s in tree.body):
         return False
+    return not serves(tree)
+
+
+def serves(tree: ast.Module) -> bool:
+    """Whether a file imports a server, bot or scheduler framework (whose process outlives
+    the day) or registers a request handler."""
     for n in ast.walk(tree):
         if isinstance(n, ast.Import) and any(a.name.split(".")[0] in _SERVES for a in n.names):
-            return False
+            return True
         if isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] in _SERVES:
-            return False
+            return True
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
             _route(d) for d in n.decorator_list
         ):
-            return False
-    return True
+            return True
+    return False
 
 
 def call_kinds(tree: ast.Module, refs: Refs) -> dict[str, list[str]]:

@@ -3,7 +3,10 @@ every request sends a message list written out in the function itself, system me
 most one user message (the last), none of them drawn from a conversation
 (`llm.invoke([SystemMessage(content=prompt)])`, `create(messages=[system, user])` with both
 names bound to such messages, or a list opened with a system message and grown, outside any
-loop, by appends of messages written out there). No history follows that system prompt and no
+loop, by appends of messages written out there), or a request given its system text and one
+user text by keyword with nothing that carries a conversation (`chat_completion(system=s,
+user=text)`; no message list, no keyword for a history, a session or an earlier response but an
+empty `history=[]`). No history follows that system prompt and no
 later request extends the list, so the request's own subject written into it (the current
 request, PL304 "ahead of the conversation history"; an id it is about, PL103; a step or count,
 PL106) breaks no repeated prefix: two
@@ -30,6 +33,11 @@ from .side import _HISTORY_WORDS, _sends
 from .syntax import callee
 
 _USER_CLASSES = frozenset({"HumanMessage", "UserMessage"})
+# A request's keywords for its system text, its one user text, and what carries a conversation
+# from an earlier request (a history, a session or thread id, an earlier response).
+_SYSTEM_KEYWORDS = frozenset({"system", "system_prompt", "system_message", "instructions"})
+_USER_KEYWORDS = frozenset({"user", "user_prompt", "user_message", "prompt", "input", "query"})
+_CARRIES = _HISTORY_WORDS | frozenset({"session", "thread", "previous", "context", "memory"})
 
 _CODES = frozenset({VOLATILE_CODES["random"], VOLATILE_CODES["runtime"], "PL304"})
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
@@ -100,6 +108,9 @@ def _one_shot(fn: _Fn) -> bool:
     for node in nodes:
         if not (isinstance(node, ast.Call) and _sends(node)):
             continue
+        if _by_keywords(node):
+            sends += 1
+            continue
         for arg in [*node.args, *(k.value for k in node.keywords if k.arg == "messages")]:
             elts: list[ast.expr] | None = None
             if isinstance(arg, ast.List):
@@ -129,6 +140,25 @@ def _one_shot(fn: _Fn) -> bool:
                 return False
             if isinstance(node, ast.AugAssign) and _named(node.target, name):
                 return False
+    return True
+
+
+def _by_keywords(call: ast.Call) -> bool:
+    """A request given its system text and one user text by keyword and nothing that carries a
+    conversation (`chat_completion(system=s, user=text)`): no message list, no positional
+    argument, no keyword named for a history, a session or an earlier response unless it is
+    handed an empty list (`history=[]`)."""
+    if call.args:
+        return False
+    names = {k.arg for k in call.keywords}
+    if None in names or "messages" in names or not names & _SYSTEM_KEYWORDS:
+        return False
+    if not names & _USER_KEYWORDS:
+        return False
+    for k in call.keywords:
+        carried = bool(set(words(k.arg or "")) & _CARRIES) or _history(k.value)
+        if carried and not (isinstance(k.value, ast.List) and not k.value.elts):
+            return False
     return True
 
 

@@ -193,7 +193,7 @@ class ProjectReach:
         return self._sends[key]
 
     def _nodes_send(self, path: str, nodes: list[ast.AST], own: str, depth: int) -> bool:
-        if _sends_here(nodes):
+        if sends_here(nodes):
             return True
         called = {n for x in nodes if isinstance(x, ast.Call) and (n := _callee(x)) != own}
         for name in sorted(called - {""}):
@@ -319,7 +319,7 @@ def _calls_in(tree: ast.Module) -> dict[str, list[_Call] | None]:
     return out
 
 
-def _sends_here(nodes: list[ast.AST]) -> bool:
+def sends_here(nodes: list[ast.AST]) -> bool:
     """A request sent by these nodes themselves: a call of a request's name, a call given a
     request's argument (not one that presents it), a request body written as a dict."""
     for node in nodes:

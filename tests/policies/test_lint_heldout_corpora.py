@@ -555,14 +555,15 @@ CORPORA = (
         # around each file; its 5 unlabelled findings judged in findings.toml (all false). The
         # rules from before the round (main 3c1bbcf0) give the same figures and one more
         # unlabelled finding (a listing of stored system prompts, `os.listdir`, which the
-        # fifteenth Python pass's reach gate drops).
+        # fifteenth Python pass's reach gate drops). Development data since that score:
         # Seventeenth pass, TypeScript structural (branch h30st17ts, a check it was not tuned
         # on): pinned facts, a rolling summary and retrieved passages pushed ahead of the
         # replayed rows, a per-chat history replaced by its newest twenty: 4/9, 9/10 -> 7/9,
-        # 13/14.
+        # 13/14. Python precision 4/8 -> 4/7 by branch h30pr17py (a date read at import in a
+        # script whose module-level code sends its requests: one run, one conversation).
         test={
             "ts": {"volatile": (3, 4), "structural": (7, 9), "precision": (13, 14)},
-            "py": {"volatile": (2, 2), "structural": (2, 2), "precision": (4, 8)},
+            "py": {"volatile": (2, 2), "structural": (2, 2), "precision": (4, 7)},
         },
     ),
     HeldOut(
