@@ -427,7 +427,11 @@ def _lint_file(
             elif kind == "js":
                 # A minified bundle's names are a minifier's; read as source they mislead.
                 findings = (
-                    [] if looks_minified(text) else check_js(path, text, _js_module, _js_importers)
+                    []
+                    if looks_minified(text)
+                    else check_js(
+                        path, text, _js_module, _js_importers, checked=_js_importer_findings
+                    )
                 )
             else:
                 findings, parsed = check_text(path, text, model, prices, sup)
@@ -473,6 +477,7 @@ def _start_run(roots: frozenset[str] | None) -> None:
     _JS_TEXTS.clear()
     _JS_PROJECTS.clear()
     _JS_IMPORTERS.clear()
+    _JS_CHECKED.clear()
     _PY_CALLERS.clear()
     _PY_REACH.clear()
 
@@ -575,13 +580,14 @@ _JS_TRIES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".mts", ".cjs", ".cts")
 _JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
 _JS_MODULES: dict[str, Module | None] = {}  # per process: a helper module is parsed once
 # Per process and lint run: each project folder's script files (bounded), the files each word
-# (an identifier) occurs in, each file's text, and each export's importers, each found once:
-# a scan of the project per finding would be quadratic in its size.
+# (an identifier) occurs in, each file's text, each export's importers and each importer's own
+# findings, each found once: a scan of the project per finding would be quadratic in its size.
 _JS_PROJECT_FILES: dict[str, list[str]] = {}
 _JS_WORDS: dict[str, dict[str, list[str]]] = {}
 _JS_TEXTS: dict[str, str | None] = {}
 _JS_PROJECTS: dict[str, str | None] = {}
 _JS_IMPORTERS: dict[tuple[str, str], list[tuple[Source, str]]] = {}
+_JS_CHECKED: dict[str, list[Finding]] = {}
 _JS_PROJECT_CAP = 5000  # script files
 _JS_WALK_CAP = 50_000  # entries visited (a tree of data or of another language's files)
 _JS_WORD = re.compile(r"[A-Za-z_$][\w$]*")
@@ -651,6 +657,26 @@ def _js_text(path: str) -> str | None:
                 text = p.read_text(encoding="utf-8")
         _JS_TEXTS[path] = text
     return _JS_TEXTS[path]
+
+
+def _js_importer_findings(path: str, text: str) -> list[Finding]:
+    """An importing file's own findings, for a helper whose clock it writes into a prompt
+    (`jscheck/placedelsewhere.py`): that file's work, not the helper's, so it runs outside the
+    helper's CPU budget with a budget of its own (past it, nothing is had from it), once a
+    run however many helpers it imports."""
+    key = os.path.normpath(os.path.abspath(path))
+    if key not in _JS_CHECKED:
+        found: list[Finding] = []
+        with _untimed():
+            try:
+                with _time_limit(FILE_TIME_S) as fired:
+                    found = check_js(path, text, _js_module, _js_importers, elsewhere=False)
+                if fired:
+                    found = []
+            except (_Timeout, SystemError, RecursionError):
+                found = []  # over its own bounds: it tells the helper nothing
+        _JS_CHECKED[key] = found
+    return _JS_CHECKED[key]
 
 
 def _js_importers(path: str, name: str) -> list[tuple[Source, str]]:

@@ -26,6 +26,7 @@ passes in.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..chattemplate import check_dated_chat_templates
 from ..findings import Finding
@@ -85,12 +86,16 @@ def check_js(
     load: Loader | None = None,
     importers: Importers | None = None,
     elsewhere: bool = True,
+    checked: Callable[[str, str], list[Finding]] | None = None,
 ) -> list[Finding]:
     """The findings of one TypeScript/JavaScript file; `load(path, specifier)` resolves its
     relative imports to parsed modules (values are followed into them); `importers(path,
     name)` gives the project's other files that import its export `name` (an exported prompt
     builder's callers there decide the requests it reaches, and their findings on a value
-    read here are reported here too, unless `elsewhere` is false: a check of an importer)."""
+    read here are reported here too, unless `elsewhere` is false: a check of an importer).
+    `checked(path, text)` gives an importer's own findings (the engine's runs each importer
+    once a run, outside this file's CPU budget: it is that file's work); by default the
+    importer is checked here."""
     src = parse(path, text)
     module = Module(src, load)
     ev = Evaluator(module)
@@ -158,7 +163,9 @@ def check_js(
         found += [
             f
             for f in check_placed_elsewhere(
-                src, importers, lambda p, t: check_js(p, t, load, importers, elsewhere=False)
+                src,
+                importers,
+                checked or (lambda p, t: check_js(p, t, load, importers, elsewhere=False)),
             )
             if (f.code, f.line) not in placed
         ]

@@ -5,10 +5,16 @@ block, dated in `environment.ts` and appended to every system prompt in `selecto
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from prefixlock.policies import engine
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import lint_paths
+from prefixlock.policies.findings import Finding
 
 _ENVIRONMENT_TS = (
     "export function buildEnvironmentContext(options: { cwd: string }): string {\n"
@@ -116,3 +122,54 @@ def test_near_miss_a_prompt_that_is_not_the_system_prompt(tmp_path: Path) -> Non
         "}\n"
     )
     assert _helper_findings(tmp_path, sent) == []
+
+
+def test_an_importer_is_checked_once_a_run_for_every_helper_it_dates_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two helpers read the clock and one file writes both into its system prompt: that file's
+    # own findings are had once, not once per helper (a project's hub file imports many).
+    calls: list[str] = []
+    real = engine.check_js
+
+    def counted(path: str, text: str, *args: Any, **kw: Any) -> list[Finding]:
+        if kw.get("elsewhere") is False:
+            calls.append(Path(path).name)
+        return real(path, text, *args, **kw)
+
+    monkeypatch.setattr(engine, "check_js", counted)
+    (tmp_path / "package.json").write_text("{}\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "environment.ts").write_text(_ENVIRONMENT_TS)
+    (src / "clock.ts").write_text(
+        "export function stamp(): string {\n  return new Date().toISOString();\n}\n"
+    )
+    (src / "selector.ts").write_text(
+        "import { stamp } from './clock.js';\n"
+        + _SELECTOR_TS.replace("process.cwd() })", "process.cwd() }) + stamp()")
+    )
+    found = lint_paths(
+        [str(src / "environment.ts"), str(src / "clock.ts")], LintConfig(), jobs=1
+    ).findings
+    assert {Path(f.path).name for f in found} == {"environment.ts", "clock.ts"}
+    assert calls == ["selector.ts"]
+
+
+def test_an_importers_check_is_not_charged_to_the_helpers_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The importer's check burns more CPU than a file's budget: the helper is still checked
+    # (no PL906 for it), and the importer, over its own budget, tells it nothing.
+    real = engine.check_js
+
+    def slow(path: str, text: str, *args: Any, **kw: Any) -> list[Finding]:
+        if kw.get("elsewhere") is False:
+            until = time.process_time() + 1.0
+            while time.process_time() < until:
+                pass
+        return real(path, text, *args, **kw)
+
+    monkeypatch.setattr(engine, "FILE_TIME_S", 0.5)
+    monkeypatch.setattr(engine, "check_js", slow)
+    assert _helper_findings(tmp_path, _SELECTOR_TS) == []
