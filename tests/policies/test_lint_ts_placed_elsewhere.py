@@ -15,6 +15,7 @@ from prefixlock.policies import engine
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import lint_paths
 from prefixlock.policies.findings import Finding
+from prefixlock.policies.jscheck import check_js
 
 _ENVIRONMENT_TS = (
     "export function buildEnvironmentContext(options: { cwd: string }): string {\n"
@@ -130,14 +131,14 @@ def test_an_importer_is_checked_once_a_run_for_every_helper_it_dates_from(
     # Two helpers read the clock and one file writes both into its system prompt: that file's
     # own findings are had once, not once per helper (a project's hub file imports many).
     calls: list[str] = []
-    real = engine.check_js
+    real = check_js
 
     def counted(path: str, text: str, *args: Any, **kw: Any) -> list[Finding]:
         if kw.get("elsewhere") is False:
             calls.append(Path(path).name)
         return real(path, text, *args, **kw)
 
-    monkeypatch.setattr(engine, "check_js", counted)
+    monkeypatch.setattr("prefixlock.policies.engine.check_js", counted)
     (tmp_path / "package.json").write_text("{}\n")
     src = tmp_path / "src"
     src.mkdir()
@@ -161,7 +162,7 @@ def test_an_importers_check_is_not_charged_to_the_helpers_budget(
 ) -> None:
     # The importer's check burns more CPU than a file's budget: the helper is still checked
     # (no PL906 for it), and the importer, over its own budget, tells it nothing.
-    real = engine.check_js
+    real = check_js
 
     def slow(path: str, text: str, *args: Any, **kw: Any) -> list[Finding]:
         if kw.get("elsewhere") is False:
@@ -171,5 +172,5 @@ def test_an_importers_check_is_not_charged_to_the_helpers_budget(
         return real(path, text, *args, **kw)
 
     monkeypatch.setattr(engine, "FILE_TIME_S", 0.5)
-    monkeypatch.setattr(engine, "check_js", slow)
+    monkeypatch.setattr("prefixlock.policies.engine.check_js", slow)
     assert _helper_findings(tmp_path, _SELECTOR_TS) == []
