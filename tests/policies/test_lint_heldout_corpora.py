@@ -588,8 +588,14 @@ CORPORA = (
             "ts": {"volatile": (3, 4), "structural": (4, 5), "precision": (12, 45)},
             "py": {"volatile": (1, 1), "structural": (3, 4), "precision": (5, 8)},
         },
-        # Scored once, by the lead, with the round's final rules; empty until then.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
+        # passes), the project around each file; its 5 unlabelled findings judged in
+        # findings.toml (all false). The rules from before the round (main 5eafbab9) give the
+        # same findings.
+        test={
+            "ts": {"volatile": (0, 1), "structural": (2, 3), "precision": (4, 6)},
+            "py": {"volatile": (0, 3), "structural": (2, 6), "precision": (2, 5)},
+        },
     ),
     HeldOut(
         "real24",
@@ -610,8 +616,17 @@ CORPORA = (
             "ts": {"volatile": (2, 3), "structural": (1, 3), "precision": (5, 8)},
             "py": {"volatile": (1, 3), "structural": (0, 5), "precision": (1, 3)},
         },
-        # Scored once, by the lead, with the round's final rules; empty until then.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
+        # passes), the project around each file; its 19 unlabelled findings judged in
+        # findings.toml (3 true, 16 false). hybridclaw's session-maintenance.ts, stopped by its
+        # CPU budget in a later run (an importer's check charged to it), is checked since the
+        # engine runs importers outside a helper's budget (f47cf79f): the figures of the one
+        # scoring run. The rules from before the round (main 5eafbab9) give two true findings
+        # fewer (a clock in a helper that another file writes into the system prompt).
+        test={
+            "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (19, 28)},
+            "py": {"volatile": (2, 3), "structural": (0, 5), "precision": (2, 9)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
