@@ -224,7 +224,7 @@ def test_a_crash_on_one_file_is_a_finding_and_the_run_goes_on(
 ) -> None:
     (proj / "odd.ts").write_text("export const SYSTEM = `hi`;\n")
 
-    def crash(*_: object) -> None:
+    def crash(*_: object, **__: object) -> None:
         raise AttributeError("'NoneType' object has no attribute 'type'")
 
     monkeypatch.setattr(engine, "check_js", crash)
