@@ -1,5 +1,5 @@
-"""What the linter reports on a piece of source, (line, code) pairs, or on a small Python
-project written for the test, for the shape tests."""
+"""What the linter reports on a piece of source, (line, code) pairs, or on a small Python or
+TypeScript project written for the test, for the shape tests."""
 
 from __future__ import annotations
 
@@ -26,5 +26,15 @@ def project_findings(root: Path, files: dict[str, str]) -> list[tuple[str, int, 
     write(root / "pyproject.toml", "")
     for rel, text in files.items():
         write(root / rel, text)
+    found = lint_paths([str(root)], LintConfig(), jobs=1).findings
+    return [(Path(f.path).name, f.line, f.code) for f in found]
+
+
+def ts_project_findings(root: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    """`files` (path under `src/` to text) written under `root` as a TypeScript project (a
+    `package.json` marks its root) and linted as one: each finding as (file name, line, code)."""
+    write(root / "package.json", "{}\n")
+    for rel, text in files.items():
+        write(root / "src" / rel, text)
     found = lint_paths([str(root)], LintConfig(), jobs=1).findings
     return [(Path(f.path).name, f.line, f.code) for f in found]

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.policies.config import LintConfig
-from prefixlock.policies.engine import lint_paths
-from tests.helpers.lintfind import line_codes
+from tests.helpers.lintfind import line_codes, ts_project_findings
 
 _SENT = (
     "export async function answer(history: { role: 'user' | 'assistant'; content: string }[]) {\n"
@@ -125,22 +123,12 @@ _CHAT_TS = (
 )
 
 
-def _lint_project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    (tmp_path / "package.json").write_text("{}\n")
-    for name, text in files.items():
-        path = tmp_path / "src" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    found = lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings
-    return [(Path(f.path).name, f.line, f.code) for f in found]
-
-
 def test_a_tool_list_read_from_the_modules_own_folder_in_another_file(tmp_path: Path) -> None:
-    found = _lint_project(tmp_path, {"tools.ts": _TOOLS_TS, "chat.ts": _CHAT_TS})
+    found = ts_project_findings(tmp_path, {"tools.ts": _TOOLS_TS, "chat.ts": _CHAT_TS})
     assert not [f for f in found if f[0] == "chat.ts" and f[2] in _CODES]
 
 
 def test_a_tool_list_read_from_the_working_directory_in_another_file(tmp_path: Path) -> None:
     cwd = _TOOLS_TS.replace("resolve(__dirname, './custom-tools')", "resolve('./custom-tools')")
-    found = _lint_project(tmp_path, {"tools.ts": cwd, "chat.ts": _CHAT_TS})
+    found = ts_project_findings(tmp_path, {"tools.ts": cwd, "chat.ts": _CHAT_TS})
     assert ("chat.ts", 7, "PL203") in found

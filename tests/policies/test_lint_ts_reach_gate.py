@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prefixlock.policies.config import LintConfig
-from prefixlock.policies.engine import lint_paths
-from tests.helpers.lintfind import line_codes
+from tests.helpers.lintfind import line_codes, ts_project_findings
 
 _HISTORY_TS = (
     "type Message = { role: 'user' | 'assistant'; content: string };\n"
@@ -58,28 +56,18 @@ _SENT_TS = (
 )
 
 
-def _lint_project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    (tmp_path / "package.json").write_text("{}\n")
-    for name, text in files.items():
-        path = tmp_path / "src" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    found = lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings
-    return [(Path(f.path).name, f.line, f.code) for f in found]
-
-
 def test_a_window_only_a_cli_prints_is_not_reported(tmp_path: Path) -> None:
-    found = _lint_project(tmp_path, {"history.ts": _HISTORY_TS, "cli.ts": _PRINTED_TS})
+    found = ts_project_findings(tmp_path, {"history.ts": _HISTORY_TS, "cli.ts": _PRINTED_TS})
     assert ("history.ts", 10, "PL303") not in found
 
 
 def test_a_window_returned_to_a_caller_in_another_file_that_sends_it(tmp_path: Path) -> None:
-    found = _lint_project(tmp_path, {"history.ts": _HISTORY_TS, "chat.ts": _SENT_TS})
+    found = ts_project_findings(tmp_path, {"history.ts": _HISTORY_TS, "chat.ts": _SENT_TS})
     assert ("history.ts", 10, "PL303") in found
 
 
 def test_a_window_printed_by_one_caller_and_sent_by_another(tmp_path: Path) -> None:
-    found = _lint_project(
+    found = ts_project_findings(
         tmp_path, {"history.ts": _HISTORY_TS, "cli.ts": _PRINTED_TS, "chat.ts": _SENT_TS}
     )
     assert ("history.ts", 10, "PL303") in found
@@ -113,7 +101,7 @@ _ARCHIVED_TS = (
 def test_a_window_handed_to_a_helper_named_for_sending_that_asks_nothing(
     tmp_path: Path,
 ) -> None:
-    found = _lint_project(
+    found = ts_project_findings(
         tmp_path,
         {"history.ts": _HISTORY_TS, "archive.ts": _ARCHIVE_TS, "cli.ts": _ARCHIVED_TS},
     )
@@ -129,7 +117,7 @@ def test_a_window_handed_to_a_helper_that_posts_it(tmp_path: Path) -> None:
         "  });\n"
         "}\n"
     )
-    found = _lint_project(
+    found = ts_project_findings(
         tmp_path, {"history.ts": _HISTORY_TS, "archive.ts": posting, "cli.ts": _ARCHIVED_TS}
     )
     assert ("history.ts", 10, "PL303") in found

@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.policies.config import LintConfig
-from prefixlock.policies.engine import lint_paths
 from prefixlock.policies.jscheck.reach import is_test_file
-from tests.helpers.lintfind import line_codes
+from tests.helpers.lintfind import line_codes, ts_project_findings
 
 # A window of the history (line 8) and the clock (line 11) sent with every turn.
 _CHAT_TS = (
@@ -121,23 +119,15 @@ _SENT_TS = (
 )
 
 
-def _lint_project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    (tmp_path / "package.json").write_text("{}\n")
-    for name, text in files.items():
-        path = tmp_path / "src" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    found = lint_paths([str(tmp_path)], LintConfig(), jobs=1).findings
-    return [(Path(f.path).name, f.line, f.code) for f in found]
-
-
 def test_an_exported_window_only_a_test_file_imports(tmp_path: Path) -> None:
-    found = _lint_project(tmp_path, {"history.ts": _HISTORY_TS, "history.test.ts": _CHECKED_TS})
+    found = ts_project_findings(
+        tmp_path, {"history.ts": _HISTORY_TS, "history.test.ts": _CHECKED_TS}
+    )
     assert ("history.ts", 10, "PL303") not in found
 
 
 def test_an_exported_window_a_test_and_a_sender_import(tmp_path: Path) -> None:
-    found = _lint_project(
+    found = ts_project_findings(
         tmp_path,
         {"history.ts": _HISTORY_TS, "history.test.ts": _CHECKED_TS, "chat.ts": _SENT_TS},
     )
@@ -146,5 +136,5 @@ def test_an_exported_window_a_test_and_a_sender_import(tmp_path: Path) -> None:
 
 def test_an_exported_window_read_at_a_products_module_level(tmp_path: Path) -> None:
     # the same reader, named as the product's file: its module-level read is kept
-    found = _lint_project(tmp_path, {"history.ts": _HISTORY_TS, "checks.ts": _CHECKED_TS})
+    found = ts_project_findings(tmp_path, {"history.ts": _HISTORY_TS, "checks.ts": _CHECKED_TS})
     assert ("history.ts", 10, "PL303") in found
