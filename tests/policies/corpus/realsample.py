@@ -472,3 +472,15 @@ def quota_main(here: Path, quota: int, argv: list[str]) -> int:
         return base.main(argv, volatile=3)
     reserve = sibling(here, "real15").ReserveDraw(base.here, base.strata, base.want)
     return reserve_step(reserve, [a for a in argv if a != "--reserve"])
+
+
+def next_main(here: Path, quota: int, argv: list[str]) -> int:
+    """The command line of real21 and the corpora after it: `quota_main`, or with `--next` one
+    volatile step over the reserve block (the `next-N` rows) alone, with real21's `NextDraw`
+    (real15's reserve draw under the `next-` prefix), keeping the first draw's `language full`
+    names untried behind it."""
+    if "--next" not in argv:
+        return quota_main(here, quota, argv)
+    base = quota_draw(here, quota)
+    step = sibling(here, "real21").NextDraw(base.here, base.strata, base.want)
+    return reserve_step(step, [a for a in argv if a != "--next"])

@@ -41,12 +41,5 @@ DRAW = rs.quota_draw(HERE, QUOTA)
 NextDraw = type("NextDraw", (rs.sibling(HERE, "real15").ReserveDraw,), {"prefix": "next-"})
 
 
-def main(argv: list[str]) -> int:
-    if "--next" not in argv:
-        return rs.quota_main(HERE, QUOTA, argv)
-    step = NextDraw(DRAW.here, DRAW.strata, DRAW.want)
-    return rs.reserve_step(step, [a for a in argv if a != "--next"])
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(rs.next_main(HERE, QUOTA, sys.argv[1:]))

@@ -14,8 +14,9 @@ MANIFEST.tsv and SKIPPED.txt.
 As real21's wrapper, with real22's quota (30 projects a language): the shared `Draw` with
 real10's strata (`realsample.quota_draw`) and `--quota N`. `--next` runs a volatile step over
 block 3 (the `next-N` rows) alone with real21's `NextDraw` (real15's reserve draw under the
-`next-` prefix), imported, through the shared `realsample.reserve_step`. It never reads a
-file's meaning, only counts matching lines and eligible files.
+`next-` prefix), imported, through the shared `realsample.reserve_step`
+(`realsample.next_main`). It never reads a file's meaning, only counts matching lines and
+eligible files.
 """
 
 from __future__ import annotations
@@ -35,12 +36,5 @@ QUOTA = 30
 DRAW = rs.quota_draw(HERE, QUOTA)
 
 
-def main(argv: list[str]) -> int:
-    if "--next" not in argv:
-        return rs.quota_main(HERE, QUOTA, argv)
-    step = rs.sibling(HERE, "real21").NextDraw(DRAW.here, DRAW.strata, DRAW.want)
-    return rs.reserve_step(step, [a for a in argv if a != "--next"])
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(rs.next_main(HERE, QUOTA, sys.argv[1:]))

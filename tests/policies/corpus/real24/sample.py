@@ -1,21 +1,9 @@
 """Select real24's files by the grep rules in PROCEDURE.md (real10's three strata, the language
 quotas and the stopping rules, stated before anything was listed or fetched) and write
-MANIFEST.tsv and SKIPPED.txt.
-
-    python tests/policies/corpus/real24/sample.py --upto K               # the first draw
-    python tests/policies/corpus/real24/sample.py --upto K --quota N     # Python quota lowered to N
-    python tests/policies/corpus/real24/sample.py --upto K --volatile N  # a volatile step
-    python tests/policies/corpus/real24/sample.py --upto K --more N      # a structural step
-    python tests/policies/corpus/real24/sample.py --next --upto F --volatile N  # block 3
-    (--upto K: consider only the first K candidates, those whose fetch was tried; the first draw's
-    K never passes block 2's last name, so block 3 is read only by a volatile step; with --next,
-    F counts block 3's names only)
-
-As real23's wrapper, with real24's quota (20 projects a language): the shared `Draw` with
-real10's strata (`realsample.quota_draw`) and `--quota N`. `--next` runs a volatile step over
-block 3 (the `next-N` rows) alone with real21's `NextDraw` (real15's reserve draw under the
-`next-` prefix), imported, through the shared `realsample.reserve_step`. It never reads a
-file's meaning, only counts matching lines and eligible files.
+MANIFEST.tsv and SKIPPED.txt: real22's wrapper (its docstring gives the command line, with
+`real24` for `real22`) with real24's quota, 20 projects a language, through the shared
+`realsample.next_main`. It never reads a file's meaning, only counts matching lines and
+eligible files.
 """
 
 from __future__ import annotations
@@ -35,12 +23,5 @@ QUOTA = 20
 DRAW = rs.quota_draw(HERE, QUOTA)
 
 
-def main(argv: list[str]) -> int:
-    if "--next" not in argv:
-        return rs.quota_main(HERE, QUOTA, argv)
-    step = rs.sibling(HERE, "real21").NextDraw(DRAW.here, DRAW.strata, DRAW.want)
-    return rs.reserve_step(step, [a for a in argv if a != "--next"])
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(rs.next_main(HERE, QUOTA, sys.argv[1:]))
