@@ -14,6 +14,9 @@ import pytest
 from prefixlock.policies.jscheck.reach import is_test_file
 from tests.helpers.lintfind import line_codes, ts_project_findings
 
+# The exported window and the file that sends it, as the reach gate's own tests have them.
+from tests.policies.test_lint_ts_reach_gate import _HISTORY_TS, _SENT_TS
+
 # A window of the history (line 8) and the clock (line 11) sent with every turn.
 _CHAT_TS = (
     "import OpenAI from 'openai';\n"
@@ -76,20 +79,6 @@ def test_is_test_file_reads_the_runners_conventions() -> None:
     assert not is_test_file("x.ts")
 
 
-_HISTORY_TS = (
-    "type Message = { role: 'user' | 'assistant'; content: string };\n"
-    "\n"
-    "const history: Message[] = [];\n"
-    "\n"
-    "export function recordMessage(message: Message): void {\n"
-    "  history.push(message);\n"
-    "}\n"
-    "\n"
-    "export function recentHistory(): Message[] {\n"
-    "  return history.slice(-20);\n"
-    "}\n"
-)
-
 # A test that reads the window at its module level (no `test(...)` callback around it).
 _CHECKED_TS = (
     "import assert from 'node:assert';\n"
@@ -98,24 +87,6 @@ _CHECKED_TS = (
     "for (let i = 0; i < 30; i++) recordMessage({ role: 'user', content: `m${i}` });\n"
     "const kept = recentHistory();\n"
     "assert.equal(kept.length, 20);\n"
-)
-
-_SENT_TS = (
-    "import OpenAI from 'openai';\n"
-    "import { recentHistory } from './history';\n"
-    "\n"
-    "const openai = new OpenAI();\n"
-    "\n"
-    "export async function answer(question: string) {\n"
-    "  return openai.chat.completions.create({\n"
-    "    model: 'gpt-4o',\n"
-    "    messages: [\n"
-    "      { role: 'system', content: 'You are terse.' },\n"
-    "      ...recentHistory(),\n"
-    "      { role: 'user', content: question },\n"
-    "    ],\n"
-    "  });\n"
-    "}\n"
 )
 
 
