@@ -646,7 +646,13 @@ CORPORA = (
         first=(12, 12),
         quota=12,
         steps=(8, 8, 5, 8, 8, 8, 8, 3),
-        dev={},
+        # First run (policies/ as on main 75dfb437, the project around each file, after every
+        # label of both halves was committed), its 17 unlabelled findings judged in
+        # findings.toml (2 true: labelled breakers found at another of their lines; 15 false).
+        dev={
+            "ts": {"volatile": (2, 3), "structural": (1, 6), "precision": (6, 20)},
+            "py": {"volatile": (0, 0), "structural": (0, 3), "precision": (1, 2)},
+        },
         # Scored once, by the lead, with the round's final rules; empty until then.
         test={},
     ),
