@@ -12,7 +12,7 @@ as they are. Pure: findings in, findings out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .findings import Finding, sort_key
 
@@ -94,6 +94,14 @@ def collapse(findings: Sequence[Finding], lines: Sequence[str] | None = None) ->
         out.append(kept.with_(extra={**kept.extra, MEMBERS: tuple(members)}))
     out.sort(key=sort_key)
     return out
+
+
+def selected(f: Finding, keep: Callable[[Finding], bool]) -> list[Finding]:
+    """`f` where `keep` takes it, else the findings it stands for that `keep` takes, collapsed
+    again: a rule deselected (`--ignore PL101`) leaves the value's findings of the others."""
+    if keep(f):
+        return [f]
+    return collapse([m for m in members(f) if keep(m)])
 
 
 def members(f: Finding) -> tuple[Finding, ...]:

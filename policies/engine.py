@@ -25,7 +25,7 @@ from prefixlock.billing.prices import PriceTable
 from prefixlock.errors import ConfigError, UserError
 
 from .bundles import looks_minified
-from .collapse import collapse, expanded
+from .collapse import collapse, expanded, selected
 from .config import LintConfig
 from .findings import Finding, fingerprints, sort_key, source_lines
 from .jscheck import JS_SUFFIXES, Module, check_js
@@ -824,8 +824,7 @@ def _lint_files(
         raw, suppressed = _chunk(files, config.model, prices_path, config.provider)
     findings: list[Finding] = []
     for f in raw:
-        if config.enabled(f.code, f.path):
-            findings.append(f)
+        findings += selected(f, lambda g: config.enabled(g.code, g.path))
     findings.sort(key=sort_key)
     return Result(findings, files=len(files), suppressed=suppressed)
 

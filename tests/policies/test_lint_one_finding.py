@@ -118,6 +118,13 @@ def test_a_baseline_written_before_the_collapse_still_holds(tmp_path: Path) -> N
     assert apply_baseline(result, old[2:3]).findings == []  # any one old fingerprint is enough
 
 
+def test_a_deselected_code_leaves_the_value_reported_under_the_others(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "agent.ts").write_text(_DATED)
+    found = lint_paths([str(tmp_path)], LintConfig(ignore=("PL101",)), jobs=1).findings
+    assert [(f.line, f.code, related_lines(f)) for f in found] == [(9, "PL102", [10, 11, 12, 13])]
+
+
 def test_the_cli_shows_the_related_lines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
