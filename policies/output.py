@@ -44,7 +44,7 @@ def text(
                 lines.append("    | " + " " * (f.col - 1) + "^")
         also = related_lines(f)
         if also:
-            lines.append(f"    = also at line{'s' if len(also) > 1 else ''} {_listed(also)}")
+            lines.append(f"    = {_also(also)}")
         if f.fix is not None:
             lines.append(f"    = fix ({'safe' if f.fix.safe else 'unsafe'}): {f.fix.description}")
     n = len(findings)
@@ -68,8 +68,9 @@ def text(
     return "\n".join(lines) + "\n"
 
 
-def _listed(lines: list[int]) -> str:
-    return ", ".join(str(n) for n in lines)
+def _also(lines: list[int]) -> str:
+    """`also at lines 9, 12`: where a collapsed finding's value reaches the same prompt too."""
+    return f"also at line{'s' if len(lines) > 1 else ''} {', '.join(str(n) for n in lines)}"
 
 
 def as_json(findings: Sequence[Finding]) -> str:
@@ -236,9 +237,11 @@ def github(findings: Sequence[Finding]) -> str:
     lines = []
     for f in findings:
         level = _GITHUB_LEVEL.get(f.severity, "warning")
+        also = related_lines(f)
+        message = f.message + (f" ({_also(also)})" if also else "")
         lines.append(
             f"::{level} file={_esc_prop(f.path)},line={f.line},col={f.col},"
-            f"title={_esc_prop(f.code + ' ' + RULES[f.code].name)}::{_esc_data(f.message)}"
+            f"title={_esc_prop(f.code + ' ' + RULES[f.code].name)}::{_esc_data(message)}"
         )
     return "\n".join(lines) + ("\n" if lines else "")
 

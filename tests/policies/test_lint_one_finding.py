@@ -135,6 +135,8 @@ def test_the_cli_shows_the_related_lines(
     assert main(["lint", "agent.ts", "--format", "json"]) == 1
     (item,) = json.loads(capsys.readouterr().out)
     assert item["related_lines"] == [9, 10, 11, 12, 13]
+    assert main(["lint", "agent.ts", "--format", "github"]) == 1
+    assert capsys.readouterr().out.endswith(" (also at lines 9, 10, 11, 12, 13)\n")
 
 
 def _f(line: int, code: str, origin: int | None, sink: int = 30) -> Finding:
