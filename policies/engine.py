@@ -25,6 +25,7 @@ from prefixlock.billing.prices import PriceTable
 from prefixlock.errors import ConfigError, UserError
 
 from .bundles import looks_minified
+from .collapse import collapse, expanded, selected
 from .config import LintConfig
 from .findings import Finding, fingerprints, sort_key, source_lines
 from .jscheck import JS_SUFFIXES, Module, check_js
@@ -382,6 +383,7 @@ def _lint_file(
         with contextlib.suppress(OSError, UnicodeDecodeError):
             parse_sidecar(path, Path(sidecar).read_text(encoding="utf-8"), sup)
     findings: list[Finding]
+    lines: list[str] | None = None  # the file's text, where it is read whole
     try:
         if kind == "trace":
             with open(path, "rb") as fh:
@@ -439,6 +441,9 @@ def _lint_file(
                     findings += check_request_file(path, parsed, prices, model)
     except OSError as exc:
         return [Finding(path, 1, 1, "PL903", f"cannot read: {exc.strerror}")], 0
+    # One finding per value and sink, before suppressions: a suppression at any of its lines
+    # still applies.
+    findings = collapse(findings, lines)
     kept = [f for f in findings if not sup.covers(f)]
     return kept + sup.problems, len(findings) - len(kept)
 
@@ -819,8 +824,7 @@ def _lint_files(
         raw, suppressed = _chunk(files, config.model, prices_path, config.provider)
     findings: list[Finding] = []
     for f in raw:
-        if config.enabled(f.code, f.path):
-            findings.append(f)
+        findings += selected(f, lambda g: config.enabled(g.code, g.path))
     findings.sort(key=sort_key)
     return Result(findings, files=len(files), suppressed=suppressed)
 
@@ -857,8 +861,16 @@ def apply_baseline(result: Result, known: Iterable[str]) -> Result:
     known_set = set(known)
     kept: list[Finding] = []
     dropped = 0
-    for f, fp in zip(result.findings, fingerprints(result.findings), strict=True):
-        if fp in known_set:
+    # A baseline written before findings were collapsed (`collapse`) holds the fingerprints
+    # of the findings one now stands for: any of them known keeps it baselined.
+    before = expanded(result.findings)
+    known_before = {
+        i
+        for (i, _), fp in zip(before, fingerprints([m for _, m in before]), strict=True)
+        if fp in known_set
+    }
+    for i, (f, fp) in enumerate(zip(result.findings, fingerprints(result.findings), strict=True)):
+        if fp in known_set or i in known_before:
             dropped += 1
         else:
             kept.append(f)
@@ -887,4 +899,4 @@ def lint_source(text: str, path: str = "<string>.py", model: str | None = None) 
         found = check_js(path, text)
     else:
         found, _ = check_text(path, text, model, prices, sup)
-    return [f for f in found if not sup.covers(f)] + sup.problems
+    return [f for f in collapse(found, source_lines(text)) if not sup.covers(f)] + sup.problems

@@ -63,6 +63,19 @@ class Finding:
         return hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
 
 
+def flow(
+    origin_path: str, origin_line: int, what: str, sink_path: str, sink_line: int, sink: str
+) -> dict[str, object]:
+    """`Finding.extra` of a value finding: where the value is made (`what`, the text that makes
+    it, at `origin_line` of `origin_path`) and where it is written into the prompt (`sink`, as
+    the message names it, at `sink_line` of `sink_path`). Read by the collapse step and by
+    checks that report another file's value, instead of the message text."""
+    return {
+        "origin": {"path": origin_path, "line": origin_line, "what": what},
+        "sink": {"path": sink_path, "line": sink_line, "name": sink},
+    }
+
+
 def fingerprints(findings: list[Finding]) -> list[str]:
     """Stable fingerprints, with an occurrence index to tell identical lines apart."""
     seen: dict[str, int] = {}

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .collapse import members, related_lines
 from .findings import Finding, fingerprints
 from .rules import RULES, Rule
 
@@ -41,6 +42,9 @@ def text(
             lines.append(f"    | {src}")
             if 1 < f.col <= len(src) + 1 and f.source_line == src:
                 lines.append("    | " + " " * (f.col - 1) + "^")
+        also = related_lines(f)
+        if also:
+            lines.append(f"    = {_also(also)}")
         if f.fix is not None:
             lines.append(f"    = fix ({'safe' if f.fix.safe else 'unsafe'}): {f.fix.description}")
     n = len(findings)
@@ -64,6 +68,11 @@ def text(
     return "\n".join(lines) + "\n"
 
 
+def _also(lines: list[int]) -> str:
+    """`also at lines 9, 12`: where a collapsed finding's value reaches the same prompt too."""
+    return f"also at line{'s' if len(lines) > 1 else ''} {', '.join(str(n) for n in lines)}"
+
+
 def as_json(findings: Sequence[Finding]) -> str:
     out = []
     for f, fp in zip(findings, fingerprints(list(findings)), strict=True):
@@ -79,6 +88,7 @@ def as_json(findings: Sequence[Finding]) -> str:
                 "severity": f.severity,
                 "message": f.message,
                 "session": f.session,
+                "related_lines": related_lines(f),
                 "fingerprint": fp,
                 "fix": None
                 if f.fix is None
@@ -143,6 +153,21 @@ def sarif(findings: Sequence[Finding]) -> str:
             ],
             "partialFingerprints": {"prefixlockFingerprint/v1": fp},
         }
+        also = [m for m in members(f) if m.line != f.line]
+        if also:
+            # The other lines that carry the same value into the same prompt: one alert, its
+            # path's steps as related locations.
+            result["relatedLocations"] = [
+                {
+                    "id": n,
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(m.path)},
+                        "region": {"startLine": max(1, m.line), "startColumn": max(1, m.col)},
+                    },
+                    "message": {"text": f"{m.code}: {m.message}"},
+                }
+                for n, m in enumerate(_one_a_line(also), start=1)
+            ]
         if f.fix is not None and f.fix.edits:
             result["fixes"] = [
                 {
@@ -189,6 +214,17 @@ def sarif(findings: Sequence[Finding]) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
+def _one_a_line(found: list[Finding]) -> list[Finding]:
+    """The first finding of each line (one value reported twice on a line is one step)."""
+    seen: set[int] = set()
+    out = []
+    for f in found:
+        if f.line not in seen:
+            seen.add(f.line)
+            out.append(f)
+    return out
+
+
 def _esc_data(s: str) -> str:
     return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
@@ -201,9 +237,11 @@ def github(findings: Sequence[Finding]) -> str:
     lines = []
     for f in findings:
         level = _GITHUB_LEVEL.get(f.severity, "warning")
+        also = related_lines(f)
+        message = f.message + (f" ({_also(also)})" if also else "")
         lines.append(
             f"::{level} file={_esc_prop(f.path)},line={f.line},col={f.col},"
-            f"title={_esc_prop(f.code + ' ' + RULES[f.code].name)}::{_esc_data(f.message)}"
+            f"title={_esc_prop(f.code + ' ' + RULES[f.code].name)}::{_esc_data(message)}"
         )
     return "\n".join(lines) + ("\n" if lines else "")
 

@@ -115,7 +115,11 @@ _RULES: tuple[Rule, ...] = (
         "one-off request's system prompt (no history after it) a clock reading is flagged only "
         "where the request marks its prefix for caching (`cache_control`, `prompt_cache_key`): "
         "each repeat of it (a classifier called per ticket) would read that prompt from the "
-        "cache, and the clock changes it every time; without a mark no later request reads it.",
+        "cache, and the clock changes it every time; without a mark no later request reads it. "
+        "One clock reading carried into one prompt at several lines is one finding, at the "
+        "reading's line, the other lines listed as related; where one form of it carries the "
+        "time of day and another only the date, it is this code (the prompt changes on every "
+        "request), not PL102 as well.",
         "Every request then differs early in the prefix, so nothing after the timestamp is "
         "ever read from the cache: each turn re-bills the whole prompt at the write price.",
         _FACT_OPENCODE + " " + _FACT_BYTES,
@@ -139,7 +143,9 @@ _RULES: tuple[Rule, ...] = (
         "beside one `prompt` or user-only `messages`; Python: `system=` beside user-only "
         "`messages=` or one `input=` text). Beside a history, a `messages` handed in or a "
         "list that grows (`push`, `append`, `+=`) it is flagged. "
-        "Severity follows where it sits: in tool definitions (hashed first) it is an error.",
+        "Severity follows where it sits: in tool definitions (hashed first) it is an error. "
+        "A clock reading is this code only where every form of it that reaches one prompt is "
+        "a date (it changes once a day); where one form carries the time, it is PL101.",
         "The prefix changes once a day: the first request after midnight, and every session "
         "that spans it, re-bills the whole prompt; sessions of different days never share it.",
         _FACT_BYTES + " " + _FACT_ORDER,

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .collapse import members
 from .findings import Finding
 
 SIDECAR_SUFFIX = ".prefixlock-ignore"
@@ -38,10 +39,13 @@ class Suppressions:
         self.by_line.setdefault(line, set()).update(c.upper() for c in codes)
 
     def covers(self, finding: Finding) -> bool:
-        for line in (0, finding.line):
-            codes = self.by_line.get(line)
-            if codes and (finding.code in codes or "ALL" in codes):
-                return True
+        """Suppressed here: at the finding's line or the whole file, or, for a finding that
+        stands for several (`collapse`), at any line of one of them for its code."""
+        for f in (finding, *members(finding)):
+            for line in (0, f.line):
+                codes = self.by_line.get(line)
+                if codes and (f.code in codes or finding.code in codes or "ALL" in codes):
+                    return True
         return False
 
 

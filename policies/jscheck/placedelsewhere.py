@@ -17,7 +17,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from ..findings import Finding
+from ..findings import Finding, flow
 from .reach import Importers
 from .syntax import FUNCTIONS, Source, walk
 
@@ -26,11 +26,6 @@ from .syntax import FUNCTIONS, Source, walk
 _SOURCES = re.compile(
     r"new (TZ)?Date\b|Date\.now\(|performance\.now\(|dayjs\(|moment\(|"
     r"DateTime\.(now|local)\(|Temporal\.Now"
-)
-# `... value (new Date(), line 31 of src/agent/prompts/environment.ts) that reaches `x` (line
-# 42), ...`: a finding whose value was read in another file.
-_NAMED_ELSEWHERE = re.compile(
-    r" value \((.*?), line (\d+) of ([^)]+)\) that reaches (.*?)\(line (\d+)\)"
 )
 # A clock read here (`new Date()`, `Date.now()`), not a value guessed by its name: on the wide
 # sample the other kinds found this way were a fixed folder's listing and ids in file names.
@@ -134,22 +129,29 @@ def check_placed_elsewhere(src: Source, importers: Importers | None, check: Chec
     for other in files.values():
         rel = _shown(other.path, src.path)
         for f in check(other.path, other.data.decode("utf-8", "replace")):
-            m = _NAMED_ELSEWHERE.search(f.message)
-            if f.code not in _CLOCK_CODES or m is None or m.group(1).endswith("(by its name)"):
+            origin, sink = f.extra.get("origin"), f.extra.get("sink")
+            if f.code not in _CLOCK_CODES or not isinstance(origin, dict):
                 continue
-            if not _SYSTEM_SINK.search(m.group(4)):
+            what, made, line = origin.get("what"), origin.get("path"), origin.get("line")
+            if not isinstance(sink, dict) or not isinstance(what, str) or not isinstance(made, str):
+                continue
+            if what.endswith("(by its name)") or made == other.path or not isinstance(line, int):
+                continue  # a value named only, or made in the importing file itself
+            name = str(sink.get("name", ""))
+            if not _SYSTEM_SINK.search(name):
                 continue  # `sendPromptNow()`, `effectivePrompt`: a prompt, maybe the user's turn
-            if not _same_file(m.group(3), other.path, src.path):
+            if not _same_file(made, other.path, src.path):
                 continue
-            line = int(m.group(2))
             if (f.code, line) in seen or line not in in_functions:
                 continue
             seen.add((f.code, line))
-            head = f.message[: m.start()]
             message = (
-                f"{head} value ({m.group(1)}, line {line}) that reaches {m.group(4)}(line "
-                f"{m.group(5)} of {rel}){f.message[m.end() :]}"
+                f"{f.extra.get('subject', '')} is a {f.extra.get('kind', '')} value ({what}, line "
+                f"{line}) that reaches {name} (line {sink.get('line')} of {rel}), part of the "
+                "prompt prefix"
             )
+            placed = flow(src.path, line, what, other.path, int(str(sink.get("line"))), name)
+            placed.update(kind=f.extra.get("kind"), subject=f.extra.get("subject"))
             out.append(
                 Finding(
                     src.path,
@@ -159,6 +161,7 @@ def check_placed_elsewhere(src: Source, importers: Importers | None, check: Chec
                     message,
                     severity=f.severity,
                     source_line=_line_text(src, line),
+                    extra=placed,
                 )
             )
     return out

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from tree_sitter import Node
 
 from ..choice import picked_model
-from ..findings import Finding
+from ..findings import Finding, flow
 from ..meaning import HISTORY_WORDS, identity_name, kind_of_name, words
 from .records import is_record, record_literal
 from .slots import filled_here, never_filled
@@ -304,15 +304,19 @@ class SinkCheck:
         finally:
             self._one_off_test, self._one_off_known = saved
 
-    def _report(self, node: Node, code: str, message: str) -> None:
-        """One finding at `node` for `code`, never two for the same node and code."""
+    def _report(
+        self, node: Node, code: str, message: str, extra: dict[str, object] | None = None
+    ) -> None:
+        """One finding at `node` for `code`, never two for the same node and code; `extra`:
+        the value's origin and sink (`findings.flow`) where it names a value."""
         key = (node.id, code)
         if key in self._seen:
             return
         self._seen.add(key)
         if code in ("PL302", "PL304") and built_once(node):
             return
-        self.out.append(self.src.finding(node, code, message))
+        found = self.src.finding(node, code, message)
+        self.out.append(found if extra is None else found.with_(extra=extra))
 
     def _mode_word(self, nodes: list[Node]) -> Node | None:
         """The first identifier under `nodes` named for a mode the user picks per request
@@ -1832,7 +1836,9 @@ class SinkCheck:
                 f"{text} is a {kind} value ({taint.what}, {where}) that reaches {sink} "
                 f"(line {sink_line}), part of the prompt prefix"
             )
-        self._report(leaf, code, msg)
+        origin = taint.path or self.src.path
+        flowed = flow(origin, taint.line, taint.what, self.src.path, sink_line, sink)
+        self._report(leaf, code, msg, {**flowed, "kind": kind, "subject": text})
 
 
 # A macro's pattern as a regex (`{{time}}`, `{{datetimeformat +([^}]*)}}`) and a slot in text.

@@ -19,7 +19,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from ..findings import Finding, Fix
+from ..findings import Finding, Fix, flow
 from ..meaning import kind_of_name, words
 from ..rules import ERROR, NOTE, RULES, WARNING
 from .breakpoints import AnthropicBreakpoints, OpenAIBreakpoints
@@ -621,6 +621,10 @@ class SinkCheck:
                     end_col=t.end_col + 1,
                     source_line=ctx.line(t.line),
                     fix=fix,
+                    extra={
+                        **flow(ctx.path, t.line, t.desc, ctx.path, sink.line, sink.where),
+                        "kind": t.kind,
+                    },
                 )
             )
 

@@ -296,9 +296,12 @@ CORPORA = (
         # answers a client, a cache read through a local). Scored with the project around the
         # file since branch h30ctx: 11/14 -> 17/20 (a false finding gone once its callers are
         # seen; a clock read in a sibling module found at six more lines of the labelled
-        # breaker, one sorted prompt-folder listing judged false).
+        # breaker, one sorted prompt-folder listing judged false). 17/20 -> 7/10 by branch
+        # h30dd18 (one finding per value and prompt): the ten true findings of scheron/Daily's
+        # one date context reaching one system prompt are one, and browser-copilot's six are
+        # three; the false findings stay 3.
         dev={
-            "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (17, 20)},
+            "ts": {"volatile": (4, 5), "structural": (0, 1), "precision": (7, 10)},
             # Python precision 1/7 -> 1/3 by branch h30py6 (a display list that never leaves
             # its module; a script's builder called only at its own load); 0/1, 1/3 -> 1/1,
             # 2/2 by branch h30py8 (an in-place rewriter reported at its call in the request
@@ -611,9 +614,10 @@ CORPORA = (
         steps=(8, 4, 8, 4),
         # First run (policies/ as on main 5eafbab9, the project around each file, after every
         # label of both halves was committed), its 5 unlabelled findings judged in
-        # findings.toml (all false).
+        # findings.toml (all false). TS precision 5/8 -> 4/7 by branch h30dd18 (one finding
+        # per value and prompt: two true findings of one value are one; the false stay 3).
         dev={
-            "ts": {"volatile": (2, 3), "structural": (1, 3), "precision": (5, 8)},
+            "ts": {"volatile": (2, 3), "structural": (1, 3), "precision": (4, 7)},
             "py": {"volatile": (1, 3), "structural": (0, 5), "precision": (1, 3)},
         },
         # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
@@ -622,9 +626,12 @@ CORPORA = (
         # CPU budget in a later run (an importer's check charged to it), is checked since the
         # engine runs importers outside a helper's budget (f47cf79f): the figures of the one
         # scoring run. The rules from before the round (main 5eafbab9) give two true findings
-        # fewer (a clock in a helper that another file writes into the system prompt).
+        # fewer (a clock in a helper that another file writes into the system prompt). TS
+        # precision 19/28 -> 13/22 by branch h30dd18 (one finding per value and prompt: the
+        # twelve true findings of bytebot-hawkeye and its fork, each value reported as a time
+        # and as a date, are six; the false stay 9).
         test={
-            "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (19, 28)},
+            "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (13, 22)},
             "py": {"volatile": (2, 3), "structural": (0, 5), "precision": (2, 9)},
         },
     ),

@@ -13,6 +13,9 @@ from types import ModuleType
 
 import pytest
 
+from prefixlock.policies.collapse import collapse
+from prefixlock.policies.findings import Finding
+
 _CORPUS = Path(__file__).parent / "corpus"
 
 # The sampled file sends a system prompt built in its sibling module with the kept history:
@@ -154,3 +157,17 @@ def test_score_sees_the_project_but_counts_findings_only_in_sampled_files(
     assert found and all("o/tiny/src/agent.ts:" in ln for ln in found), out
     assert "prompt.ts" in found[0]
     assert "other.ts" not in out
+
+
+def test_a_collapsed_finding_without_a_named_value_is_scored_at_all_its_lines() -> None:
+    """One value collapsed into one finding (`policies/collapse.py`): where its message names
+    the value's line, that line; else every line it stands for (each was a finding before)."""
+    extra: dict[str, object] = {
+        "origin": {"path": "a.ts", "line": 2, "what": "readdirSync(d)"},
+        "sink": {"path": "a.ts", "line": 30, "name": "`system`"},
+    }
+    found = [Finding("a.ts", n, 1, "PL203", f"m{n}", extra=extra) for n in (9, 12)]
+    (f,) = collapse(found)
+    assert _realscore().lines_of(f) == {9, 12}
+    named = Finding("a.ts", 9, 1, "PL102", "x is a date value (new Date(), line 2) that reaches y")
+    assert _realscore().lines_of(named) == {2}

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from prefixlock.policies.collapse import related_lines
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import (
     _PROJECT_FILES,
@@ -225,10 +226,12 @@ def _extract_project(git: Path, rows: list[dict[str, str]], dest: Path) -> None:
 
 def lines_of(f: Finding) -> set[int]:
     """The lines a finding points at: the value's, where its message names one ("is a date
-    value (new Date(), line 18)"), else its own. A sink shared by several values is no line of
-    any one of them."""
+    value (new Date(), line 18)"), else its own and those of the findings collapsed into it
+    (one value reaching one prompt is one finding, `policies/collapse.py`, and each of those
+    lines was a finding of its own before). A sink shared by several values is no line of any
+    one of them."""
     named = re.search(r" value \(.*?, line (\d+)\) that reaches ", f.message)
-    return {int(named.group(1))} if named else {f.line}
+    return {int(named.group(1))} if named else {f.line, *related_lines(f)}
 
 
 def match(edges: dict[int, list[int]]) -> set[int]:
@@ -278,7 +281,8 @@ def score(corpus: Corpus, half: str, stratum: str | None = None) -> int:
 
     def hits(b: dict[str, Any], row: dict[str, str], f: Finding) -> bool:
         fam = VOLATILE if b["kind"] == "volatile" else STRUCTURAL
-        at = lines_of(f) if corpus.matched else {f.line}
+        # unmatched: any line the finding stands for (one value's lines collapsed into it)
+        at = lines_of(f) if corpus.matched else {f.line, *related_lines(f)}
         return (
             b["repo"] == row["repo"]
             and b["file"] == row["path"]
