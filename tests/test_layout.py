@@ -237,6 +237,8 @@ def _pure_marker(path: Path) -> tuple[bool, list[str]]:
     """Whether the module at `path` is marked pure, and what is wrong with its marker-like
     comments (another form, another place, a module without a docstring)."""
     source = path.read_text("utf-8")
+    if not PURE_LIKE.search(source):
+        return False, []  # no comment can be a marker (most modules: no need to tokenize them)
     tree = ast.parse(source)
     first = tree.body[0] if tree.body else None
     has_doc = (
