@@ -100,7 +100,8 @@ def _import_nodes(nodes: list[ast.stmt], top_level: bool) -> Iterator[ast.Import
                     yield from _import_nodes(child.body, top_level)
 
 
-def _imports(module: str, *, top_level: bool) -> set[str]:
+@cache  # the pure modules' import graphs share most of their modules: each read once
+def _imports(module: str, *, top_level: bool) -> frozenset[str]:
     """Names `module` imports (a submodule imported with `from pkg import mod` counts as
     `pkg.mod`). `top_level`: only what runs at import time (not inside functions, not under
     `if TYPE_CHECKING`)."""
@@ -114,7 +115,7 @@ def _imports(module: str, *, top_level: bool) -> set[str]:
         target = _resolve(module, path, node)
         found.add(target)
         found.update(f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES)
-    return found
+    return frozenset(found)
 
 
 def test_every_folder_of_the_package_is_shipped() -> None:
@@ -231,10 +232,13 @@ def test_the_library_never_imports_the_coding_runtime_or_the_command_line() -> N
     assert not wrong, wrong
 
 
+@cache  # asked of every module by two tests
 def _pure_marker(path: Path) -> tuple[bool, list[str]]:
     """Whether the module at `path` is marked pure, and what is wrong with its marker-like
     comments (another form, another place, a module without a docstring)."""
     source = path.read_text("utf-8")
+    if not PURE_LIKE.search(source):
+        return False, []  # no comment can be a marker (most modules: no need to tokenize them)
     tree = ast.parse(source)
     first = tree.body[0] if tree.body else None
     has_doc = (

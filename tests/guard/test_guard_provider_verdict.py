@@ -185,8 +185,10 @@ async def test_the_store_keeps_both_verdicts(
     from prefixlock.store.database import SessionStore
 
     db = tmp_path / "s.sqlite"
-    with start_emulator() as emu:
-        async with agent(emu, settings=DIAG, store=SessionStore(db)).session("v") as s:
+    # The store is closed here: a SessionStore left to the garbage collector is an unclosed
+    # sqlite3 connection (a ResourceWarning from Python 3.13 on).
+    with SessionStore(db) as store, start_emulator() as emu:
+        async with agent(emu, settings=DIAG, store=store).session("v") as s:
             await run_turns(emu, s, 2)
             s.change_tools(add=[grep], policy="allow")
             await turn(s, "now with grep")

@@ -1,4 +1,9 @@
-"""The corpus: every positive file gives exactly its expected codes, every negative none."""
+"""The corpus: every positive file gives exactly its expected codes, every negative none.
+
+The positive files lie inside this repository, so linting one searches the whole repository
+(its project) for its functions' callers: the folder is linted once a module (one run shares
+that search) and each case reads its file's findings from that run.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from prefixlock.policies.config import LintConfig
-from prefixlock.policies.engine import lint_paths
+from prefixlock.policies.engine import Result, lint_paths
 from prefixlock.policies.rules import RULES
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -28,21 +33,30 @@ def test_corpus_sizes() -> None:
     assert len(_files("negative")) >= 20
 
 
+@pytest.fixture(scope="module")
+def positive_run() -> Result:
+    """The positive folder linted serially in one run."""
+    return lint_paths([str(CORPUS / "positive")], CONFIG, jobs=1)
+
+
 @pytest.mark.parametrize("rel", sorted(EXPECTED))
-def test_positive_case(rel: str) -> None:
+def test_positive_case(rel: str, positive_run: Result) -> None:
     path = CORPUS / "positive" / rel
-    result = lint_paths([str(path)], CONFIG)
-    assert sorted(f.code for f in result.findings) == sorted(EXPECTED[rel]), [
-        (f.code, f.line, f.message) for f in result.findings
+    found = [f for f in positive_run.findings if f.path == str(path)]
+    assert sorted(f.code for f in found) == sorted(EXPECTED[rel]), [
+        (f.code, f.line, f.message) for f in found
     ]
-    for f in result.findings:
+    for f in found:
         assert f.path == str(path)
         assert f.line >= 1 and f.col >= 1
 
 
-def test_every_positive_file_has_an_expectation() -> None:
+def test_every_positive_file_has_an_expectation(positive_run: Result) -> None:
     listed = {str(CORPUS / "positive" / rel) for rel in EXPECTED}
     assert {str(p) for p in _files("positive")} == listed
+    # and the run read each one and found nothing on another path (the cases read by path)
+    assert positive_run.files == len(listed)
+    assert {f.path for f in positive_run.findings} <= listed
 
 
 def test_negatives_give_no_findings() -> None:
@@ -51,6 +65,7 @@ def test_negatives_give_no_findings() -> None:
     assert [(f.path, f.code, f.message) for f in result.findings] == []
 
 
+@pytest.mark.slow  # lints the corpus twice, in worker processes too: CI runs it in its slow step
 def test_whole_corpus_in_parallel_matches_serial() -> None:
     kinds = [str(CORPUS / "positive"), str(CORPUS / "negative")]
     serial = lint_paths(kinds, CONFIG, jobs=1).findings
