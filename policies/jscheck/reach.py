@@ -252,7 +252,30 @@ class _Index:
             and not self.sites(into)
         ):
             return True  # a serialiser's copy of a prompt built and sent elsewhere
+        if sink is not None and self._one_shot_literal_at(fn, sink):
+            return True  # the prompt is written in a one-shot request's own literal
         return one_shot_only(self.reached(fn, 0, set()))
+
+    def _one_shot_literal_at(self, fn: Node, line: int) -> bool:
+        """Whether `line` lies in the message list or system text written inside a one-shot
+        request's options (`create({ model, messages: [{ role: "system", content: ... }] })`,
+        not in a loop): what is written there reaches that request alone, with no conversation
+        after it, whatever other requests the function also makes."""
+        for n in self._own(fn):
+            if n.type != "object":
+                continue
+            keys = _keys(self.src, n)
+            if keys is None or not (keys.keys() & {"messages", "system"}):
+                continue
+            if not keys.keys() & {"model"} or self._kind(keys, fn) != ONE_SHOT:
+                continue
+            if self._looped(Site(_line(n), ONE_SHOT, ""), fn).kind != ONE_SHOT:
+                continue
+            for k in ("messages", "system"):
+                v = keys.get(k)
+                if v is not None and v.start_point[0] + 1 <= line <= v.end_point[0] + 1:
+                    return True
+        return False
 
     def reaches_nothing(self, line: int) -> bool:
         """Whether the code at `line` reaches no model request at all, as far as the project
@@ -735,6 +758,8 @@ class _Index:
                     or (_names_prompt(callee) and not self._hands_history(n))
                 ):
                     continue
+                if set(words(callee)[:1]) & _PREDICATE:
+                    continue  # `isLLMAvailable()`: a yes or no about the model, not a request
                 if not set(words(callee)) & _ASKING or any(
                     unwrap(a).type == "object"
                     and (_keys(self.src, unwrap(a)) or {}).keys() & _REQUEST_KEYS
@@ -1048,6 +1073,11 @@ _ASKED_WITH = frozenset(
 _ABOUT = frozenset({"id", "ids", "name", "count", "length", "title", "type", "key", "url"})
 
 
+# First words of a predicate's name (`isLLMAvailable`, `hasModel`, `canStream`): it answers
+# yes or no about the model or its setup and sends it nothing.
+_PREDICATE = frozenset({"is", "has", "can", "should", "supports"})
+
+
 def _history_named(name: str) -> bool:
     """A name for a conversation (`history`, `chatMessages`), not one about it (`sessionId`)."""
     ws = words(name)
@@ -1063,13 +1093,12 @@ def _last_name(src: Source, node: Node) -> str:
 
 
 def fresh_pair(src: Source, arg: Node) -> bool:
-    """A literal list of system, developer and user messages, each a literal object."""
+    """A literal list of system, developer and user messages, each a literal object or one of
+    LangChain.js's forms (`["human", text]`, `new HumanMessage(text)`)."""
     if arg.type != "array":
         return False
     items = [unwrap(c) for c in arg.named_children if c.type != "comment"]
-    return bool(items) and all(
-        i.type == "object" and _role(src, i) in _ONE_SHOT_ROLES for i in items
-    )
+    return bool(items) and all(_role(src, i) in _ONE_SHOT_ROLES for i in items)
 
 
 def _sql(src: Source, call: Node) -> bool:
@@ -1109,7 +1138,29 @@ def _keys(src: Source, obj: Node) -> dict[str, Node | None] | None:
     return out
 
 
+# LangChain.js's message forms, by the role each stands for: a `["human", text]` pair, a
+# `new HumanMessage(text)` (a one-shot list is written in them as often as in role objects).
+_LANGCHAIN_ROLES = {
+    "system": "system",
+    "human": "user",
+    "user": "user",
+    "ai": "assistant",
+    "assistant": "assistant",
+    "SystemMessage": "system",
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+}
+
+
 def _role(src: Source, item: Node) -> str | None:
+    if item.type == "array":  # `["system", text]`: a role and its text
+        parts = [c for c in item.named_children if c.type != "comment"]
+        first = string_value(src, parts[0]) if len(parts) == 2 else None
+        return _LANGCHAIN_ROLES.get(first) if first in ("system", "human", "user", "ai") else None
+    if item.type == "new_expression":  # `new SystemMessage(text)`
+        made = item.child_by_field_name("constructor")
+        name = src.text(made) if made is not None else ""
+        return _LANGCHAIN_ROLES.get(name) if name.endswith("Message") else None
     if item.type != "object":
         return None
     keys = _keys(src, item)
@@ -1602,7 +1653,7 @@ def _system_item(src: Source, item: Node) -> bool:
     if item.type == "identifier":
         value = declared_value(src, item)
         item = unwrap(value) if value is not None else item
-    return _role(src, item) == "system"
+    return item.type == "object" and _role(src, item) == "system"
 
 
 def _declares(ident: Node, fn: Node) -> bool:

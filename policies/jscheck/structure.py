@@ -937,11 +937,31 @@ def _flattened_for_one_shot(src: Source, window: Node) -> bool:
         if call.type != "call_expression":
             break
         n = call
-    holder = n.parent
+    holder = _past_default(src, n).parent
     if holder is None or holder.type != "variable_declarator":
         return False
     uses = local_uses(src, fn, holder)
     return bool(uses) and all(_joined(src, u) or _counted(src, u) for u in uses)
+
+
+def _past_default(src: Source, n: Node) -> Node:
+    """`history?.slice(-5) || []`, `(recent ?? [])`: the expression that only gives the
+    window an empty list to fall back on, else `n` itself."""
+    p = n.parent
+    while p is not None:
+        if p.type == "parenthesized_expression":
+            n, p = p, p.parent
+            continue
+        if p.type != "binary_expression" or p.child_by_field_name("left") != n:
+            return n
+        op = p.child_by_field_name("operator")
+        right = p.child_by_field_name("right")
+        if op is None or src.text(op) not in ("||", "??") or right is None:
+            return n
+        if unwrap(right).type != "array" or unwrap(right).named_child_count:
+            return n
+        n, p = p, p.parent
+    return n
 
 
 def _counted(src: Source, n: Node) -> bool:

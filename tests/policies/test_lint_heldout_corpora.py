@@ -482,9 +482,10 @@ CORPORA = (
         # (1 true, 3 false). The rules before the round give the same findings. Raised by
         # branch h30st15 (development data since that score; its rules written on the
         # half's listed misses): TypeScript structural 6/12 -> 12/12, precision 9/12 ->
-        # 15/18; Python structural 2/6 -> 6/6, precision 6/6 -> 10/10.
+        # 15/18; Python structural 2/6 -> 6/6, precision 6/6 -> 10/10. TypeScript precision
+        # 15/18 -> 15/16 by branch h30ts18 (a LangChain pair read as one-shot).
         test={
-            "ts": {"volatile": (1, 1), "structural": (12, 12), "precision": (15, 18)},
+            "ts": {"volatile": (1, 1), "structural": (12, 12), "precision": (15, 16)},
             "py": {"volatile": (2, 3), "structural": (6, 6), "precision": (10, 10)},
         },
     ),
@@ -629,9 +630,11 @@ CORPORA = (
         # fewer (a clock in a helper that another file writes into the system prompt). TS
         # precision 19/28 -> 13/22 by branch h30dd18 (one finding per value and prompt: the
         # twelve true findings of bytebot-hawkeye and its fork, each value reported as a time
-        # and as a date, are six; the false stay 9).
+        # and as a date, are six; the false stay 9), then -> 13/19 by branch h30ts18 (a
+        # one-shot extractor's excerpt of the newest turns, three times; a check of that pass,
+        # not tuned on).
         test={
-            "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (13, 22)},
+            "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (13, 19)},
             "py": {"volatile": (2, 3), "structural": (0, 5), "precision": (2, 9)},
         },
     ),

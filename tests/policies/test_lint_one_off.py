@@ -93,7 +93,7 @@ export async function update(model: any, query: string, history: any[]) {
   const NAME = `<new_statement>
 ${query.trim()}
 </new_statement>`;
-  return model.invoke([new SystemMessage("You keep a memory list."), SENT]);
+  return model.invoke([new SystemMessage("You keep a memory list."), ...history, SENT]);
 }
 """
 

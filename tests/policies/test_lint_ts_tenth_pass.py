@@ -80,6 +80,57 @@ def test_a_record_that_carries_a_prompt_is_still_a_request() -> None:
     assert 2 in lines_of(asked, "PL101", "synth.ts")
 
 
+def test_a_pair_written_in_langchain_forms_is_one_shot() -> None:
+    # `["system", text]`, `["human", text]` and `new HumanMessage(text)` are the same fresh
+    # pair; a predicate named for the model (`isLLMAvailable()`) asks it nothing.
+    tuples = _PAIR.replace(
+        "    { role: 'system', content: system },\n    { role: 'user', content: question },\n",
+        "    ['system', system],\n    ['human', question],\n",
+    ).replace("  const messages", "  if (!isLLMAvailable()) return null\n  const messages")
+    assert lines_of(tuples, "PL101", "synth.ts") == []
+    made = tuples.replace("['human', question]", "new HumanMessage(question)")
+    assert lines_of(made, "PL101", "synth.ts") == []
+
+
+def test_a_langchain_pair_with_an_earlier_reply_is_a_conversation() -> None:
+    # An `["ai", text]` turn is a history: the request re-sends what came before.
+    replayed = _PAIR.replace(
+        "    { role: 'user', content: question },\n",
+        "    ['ai', lastReply],\n    ['human', question],\n",
+    ).replace("    { role: 'system', content: system },\n", "    ['system', system],\n")
+    assert lines_of(replayed, "PL101", "synth.ts") == [2]
+
+
+_TWO = (
+    "export async function answer(openai, history, query) {\n"
+    "  const first = await openai.chat.completions.create({ model: M, messages: history, tools })\n"
+    "  if (!first.choices[0].message.tool_calls) return first\n"
+    "  const found = await search(query)\n"
+    "  return openai.chat.completions.create({\n"
+    "    model: M,\n"
+    "    messages: [\n"
+    "      { role: 'system', content: `Summarise these results: ${found.text}` },\n"
+    "    ],\n"
+    "  })\n"
+    "}\n"
+)
+
+
+def test_a_value_written_inside_a_one_shot_request_beside_a_conversation_is_not_reported() -> None:
+    # The search results sit in the second request's own literal, a lone system message:
+    # that request sends no history, whatever the first one does.
+    assert lines_of(_TWO, "PL304", "answer.ts") == []
+
+
+def test_the_same_value_in_the_request_that_replays_the_history_stays_reported() -> None:
+    replayed = _TWO.replace(
+        "      { role: 'system', content: `Summarise these results: ${found.text}` },\n",
+        "      { role: 'system', content: `Summarise these results: ${found.text}` },\n"
+        "      ...history,\n",
+    )
+    assert lines_of(replayed, "PL304", "answer.ts") == [8]
+
+
 _LOOPED = (
     "export async function review(files) {\n"
     "  const out = []\n"
@@ -122,6 +173,20 @@ def test_recent_turns_sent_as_messages_after_the_prompt_stay_a_window() -> None:
     sent = _QUOTED.replace(
         "      { role: 'user', content: user },\n",
         "      ...params.recentMessages.slice(-6),\n      { role: 'user', content: user },\n",
+    )
+    assert "PL303" in [c for _, c in _codes(sent)]
+
+
+def test_recent_turns_with_an_empty_fallback_quoted_in_a_one_shot_request_are_no_window() -> None:
+    # `history?.slice(-5) || []`: the fallback only stands in for a missing history.
+    fallback = _QUOTED.replace(
+        "  const recentBlock = params.recentMessages\n    .slice(-6)\n",
+        "  const recent = params.recentMessages?.slice(-6) || []\n  const recentBlock = recent\n",
+    )
+    assert [c for _, c in _codes(fallback)] == []
+    sent = fallback.replace(
+        "      { role: 'user', content: user },\n",
+        "      ...recent,\n      { role: 'user', content: user },\n",
     )
     assert "PL303" in [c for _, c in _codes(sent)]
 
