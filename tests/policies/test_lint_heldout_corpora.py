@@ -583,10 +583,11 @@ CORPORA = (
         steps=(8, 2),
         # First run (policies/ as on main 5eafbab9, the project around each file, after every
         # label of both halves was committed), its 36 unlabelled findings judged in
-        # findings.toml (all false).
+        # findings.toml (all false). Development data since: Python precision 5/8 -> 5/7 by
+        # branch h30pr18py (a dict's dump keeps its insertion order: PL202 only for a set's).
         dev={
             "ts": {"volatile": (3, 4), "structural": (4, 5), "precision": (12, 45)},
-            "py": {"volatile": (1, 1), "structural": (3, 4), "precision": (5, 8)},
+            "py": {"volatile": (1, 1), "structural": (3, 4), "precision": (5, 7)},
         },
         # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
         # passes), the project around each file; its 5 unlabelled findings judged in
@@ -611,10 +612,11 @@ CORPORA = (
         steps=(8, 4, 8, 4),
         # First run (policies/ as on main 5eafbab9, the project around each file, after every
         # label of both halves was committed), its 5 unlabelled findings judged in
-        # findings.toml (all false).
+        # findings.toml (all false). Development data since: Python precision 1/3 -> 1/1 by
+        # branch h30pr18py (two dumps of a dict or a text handed in: no PL202).
         dev={
             "ts": {"volatile": (2, 3), "structural": (1, 3), "precision": (5, 8)},
-            "py": {"volatile": (1, 3), "structural": (0, 5), "precision": (1, 3)},
+            "py": {"volatile": (1, 3), "structural": (0, 5), "precision": (1, 1)},
         },
         # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
         # passes), the project around each file; its 19 unlabelled findings judged in
@@ -623,9 +625,11 @@ CORPORA = (
         # engine runs importers outside a helper's budget (f47cf79f): the figures of the one
         # scoring run. The rules from before the round (main 5eafbab9) give two true findings
         # fewer (a clock in a helper that another file writes into the system prompt).
+        # Development data since: Python precision 2/9 -> 2/8 by branch h30pr18py (a list of
+        # facts dumped: no PL202).
         test={
             "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (19, 28)},
-            "py": {"volatile": (2, 3), "structural": (0, 5), "precision": (2, 9)},
+            "py": {"volatile": (2, 3), "structural": (0, 5), "precision": (2, 8)},
         },
     ),
 )
