@@ -236,7 +236,7 @@ _RULES: tuple[Rule, ...] = (
         'appending to a prompt list. A lookup by key (`os.environ["X"]`, `.get(...)`) is '
         "not an order. A dict from `json.load`, `**kwargs` or `vars()` keeps the order its "
         "file or call site wrote, the same on every run, and is not flagged here (PL202 "
-        "covers it when it is serialised from a parameter).",
+        "does not flag it either: the same file or call writes the same order).",
         "Set order depends on string hash randomization, so it differs between processes: two "
         "runs of the same agent send different bytes and never share a cache entry. The "
         "environment's order is the launching process's and differs between shells.",
@@ -253,16 +253,18 @@ _RULES: tuple[Rule, ...] = (
         WARNING,
         "`json.dumps` without `sort_keys=True` flows into the prefix",
         "Finds `json.dumps(...)` calls without `sort_keys=True` whose text reaches the system "
-        "prompt or the tool definitions, when the key order comes from unstable input: a dict "
-        "passed straight in as a parameter (the caller decides its order) or one built from "
-        "an unordered source. A dict written out with literal keys (here or as a module "
-        "constant), or computed from a parameter (a schema generated from a class), keeps its "
-        "order and is not flagged.",
-        "Key order follows dict insertion order, which changes with the code path that built "
-        "the dict (merges, config loading order); canonical JSON keeps the bytes identical.",
+        "prompt or the tool definitions, when the key order comes from an unordered source: "
+        "a dict built from a set's iteration (`{n: spec(n) for n in set(names)}`) or a "
+        "listing. A dict written out with literal keys (here or as a module constant), one "
+        "handed in as a parameter, or one computed from a parameter (a schema generated from "
+        "a class) keeps the order its keys were inserted in, the same each time it is built "
+        "the same way, and is not flagged.",
+        "Key order follows dict insertion order, and a set's iteration order changes between "
+        "processes with string hashing; canonical JSON keeps the bytes identical.",
         _FACT_BYTES + " prefixlock's canonical bytes (docs/design.md#canonical-bytes): JSON "
         "with sorted keys and fixed separators.",
-        "```python\nsystem = RULES + json.dumps(config)\n```",
+        "```python\nconfig = {name: True for name in set(names)}\n"
+        "system = RULES + json.dumps(config)\n```",
         "Add `sort_keys=True` (applied by `--fix`).",
         "safe",
     ),

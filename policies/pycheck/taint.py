@@ -888,7 +888,9 @@ class Evaluator:
         if q == "json.dumps":
             sk = next((k for k in node.keywords if k.arg == "sort_keys"), None)
             if sk is not None and isinstance(sk.value, ast.Constant) and sk.value.value is True:
-                return args_t
+                # Sorted keys: a dict made here from a set's iteration dumps the same text.
+                dumped = node.args[0] if node.args else None
+                return drop(args_t, ORDER) if isinstance(dumped, ast.DictComp) else args_t
             if sk is not None and not isinstance(sk.value, ast.Constant):
                 return args_t
             if not self._unstable_keys(node.args[0] if node.args else None, env):
@@ -1018,8 +1020,11 @@ class Evaluator:
 
     def _unstable_keys(self, arg: ast.expr | None, env: dict[str, Taints]) -> bool:
         """Whether the key order of what json.dumps serialises may change between runs: the
-        dict is a parameter passed straight in, or carries an unordered source. A dict written
-        out with literal keys, here or as a module constant, keeps its order."""
+        value carries an unordered source (a set's iteration, a directory listing). A dict
+        written out with literal keys, here or as a module constant, keeps its order, and so
+        does one handed in: a dict keeps the order its keys were inserted in, and the caller
+        that builds it the same way each request builds it in the same order (every dump of a
+        parameter the corpora hold was judged false: facts, tool results, parsed replies)."""
         if arg is None or isinstance(arg, (ast.Dict, ast.Constant, ast.JoinedStr)):
             return False
         if isinstance(arg, ast.Name) and (
@@ -1027,12 +1032,7 @@ class Evaluator:
             or (arg.id in self.ctx.dict_consts and arg.id not in env)
         ):
             return False
-        ts = self.ev(arg, env)
-        if kinds(ts) & ORDER:
-            return True
-        # A dict passed in as it is: its key order is the caller's, unknown here. A value
-        # computed from a parameter (a schema generated from a class) has its own order.
-        return isinstance(arg, ast.Name) and any(t.kind == "param" and t.desc == arg.id for t in ts)
+        return bool(kinds(self.ev(arg, env)) & ORDER)
 
     def _method(
         self,

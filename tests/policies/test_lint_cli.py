@@ -257,7 +257,7 @@ def test_safe_fixes_sort_and_canonicalize(proj: Path) -> None:
     assert lint(".", "--fix") == 1  # PL105 (a listing is still volatile) remains
     assert '", ".join(sorted(SKILLS))' in (proj / "p12_set_join.py").read_text()
     assert (
-        "json.dumps(config, indent=2, sort_keys=True)"
+        "json.dumps({name: True for name in set(names)}, indent=2, sort_keys=True)"
         in (proj / "p14_json_dumps_config.py").read_text()
     )
     assert "sorted(glob.glob(" in (proj / "p10_glob_unsorted.py").read_text()

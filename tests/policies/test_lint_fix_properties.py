@@ -15,15 +15,15 @@ names = st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True), min_size=1, max_s
 
 def _module(skills: list[str], keys: list[str], sort_keys: bool, sorted_join: bool) -> str:
     literal = "{" + ", ".join(repr(s) for s in skills) + "}"
-    cfg = "{" + ", ".join(f"{k!r}: {i}" for i, k in enumerate(keys)) + "}"
+    keyset = "{" + ", ".join(repr(k) for k in keys) + "}"
     join = "sorted(SKILLS)" if sorted_join else "SKILLS"
-    # The dict comes in as a parameter: its key order is the caller's, not known here (a
-    # dict written out with literal keys keeps its order and is not flagged).
-    dumps = f"json.dumps(cfg{', sort_keys=True' if sort_keys else ''})"
+    # The dict's keys come from a set's iteration, an order that moves between runs (a dict
+    # handed in, or written out with literal keys, keeps its order and is not flagged).
+    dumps = f"json.dumps({{k: len(k) for k in KEYS}}{', sort_keys=True' if sort_keys else ''})"
     return (
-        f"import json\n\nSKILLS = {literal}\nCFG = {cfg}\n\n\n"
-        f"def render(cfg):\n    return {dumps}\n\n\n"
-        f"system_prompt = 'Skills: ' + ', '.join({join}) + '\\n' + render(CFG)\n"
+        f"import json\n\nSKILLS = {literal}\nKEYS = {keyset}\n\n\n"
+        f"def render():\n    return {dumps}\n\n\n"
+        f"system_prompt = 'Skills: ' + ', '.join({join}) + '\\n' + render()\n"
     )
 
 
@@ -38,7 +38,7 @@ def test_safe_fixes_silence_and_are_idempotent(
 ) -> None:
     src = _module(skills, keys, sort_keys, sorted_join)
     before = {f.code for f in lint_source(src, "m.py")}
-    assert ("PL201" in before) == (not sorted_join)
+    assert ("PL201" in before) == (not sorted_join or not sort_keys)
     assert ("PL202" in before) == (not sort_keys)
     fixed, _ = apply_edits(src, _safe_edits(src))
     compile(fixed, "m.py", "exec")

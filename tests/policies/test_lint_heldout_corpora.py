@@ -587,10 +587,11 @@ CORPORA = (
         steps=(8, 2),
         # First run (policies/ as on main 5eafbab9, the project around each file, after every
         # label of both halves was committed), its 36 unlabelled findings judged in
-        # findings.toml (all false).
+        # findings.toml (all false). Development data since: Python precision 5/8 -> 5/7 by
+        # branch h30pr18py (a dict's dump keeps its insertion order: PL202 only for a set's).
         dev={
             "ts": {"volatile": (3, 4), "structural": (4, 5), "precision": (12, 45)},
-            "py": {"volatile": (1, 1), "structural": (3, 4), "precision": (5, 8)},
+            "py": {"volatile": (1, 1), "structural": (3, 4), "precision": (5, 7)},
         },
         # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
         # passes), the project around each file; its 5 unlabelled findings judged in
@@ -617,9 +618,11 @@ CORPORA = (
         # label of both halves was committed), its 5 unlabelled findings judged in
         # findings.toml (all false). TS precision 5/8 -> 4/7 by branch h30dd18 (one finding
         # per value and prompt: two true findings of one value are one; the false stay 3).
+        # Development data since: Python precision 1/3 -> 1/1 by branch h30pr18py (two dumps of
+        # a dict or a text handed in: no PL202).
         dev={
             "ts": {"volatile": (2, 3), "structural": (1, 3), "precision": (4, 7)},
-            "py": {"volatile": (1, 3), "structural": (0, 5), "precision": (1, 3)},
+            "py": {"volatile": (1, 3), "structural": (0, 5), "precision": (1, 1)},
         },
         # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
         # passes), the project around each file; its 19 unlabelled findings judged in
@@ -632,10 +635,11 @@ CORPORA = (
         # twelve true findings of bytebot-hawkeye and its fork, each value reported as a time
         # and as a date, are six; the false stay 9), then -> 13/19 by branch h30ts18 (a
         # one-shot extractor's excerpt of the newest turns, three times; a check of that pass,
-        # not tuned on).
+        # not tuned on). Python precision 2/9 -> 2/8 by branch h30pr18py (a list of facts
+        # dumped: no PL202).
         test={
             "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (13, 19)},
-            "py": {"volatile": (2, 3), "structural": (0, 5), "precision": (2, 9)},
+            "py": {"volatile": (2, 3), "structural": (0, 5), "precision": (2, 8)},
         },
     ),
     HeldOut(

@@ -195,11 +195,18 @@ def test_json_dumps_of_a_dict_in_a_stable_order_is_not_flagged() -> None:
         "    return system_prompt\n"
     )
     assert lint_source(stable, "j.py") == []
+    # A dict handed in keeps the order its caller inserted its keys in, the same each time
+    # the caller builds it the same way (every such dump of the corpora was judged false).
     passed_in = (
         "import json\n\n\ndef build(config):\n"
         "    system_prompt = json.dumps(config)\n    return system_prompt\n"
     )
-    assert [f.code for f in lint_source(passed_in, "j.py")] == ["PL202"]
+    assert lint_source(passed_in, "j.py") == []
+    # Twin: a dict whose keys come from a set's iteration, an order that moves between runs.
+    from_set = passed_in.replace(
+        "json.dumps(config)", "json.dumps({k: config[k] for k in set(config)})"
+    )
+    assert "PL202" in {f.code for f in lint_source(from_set, "j.py")}
 
 
 def test_no_breakpoint_only_on_a_prompt_long_enough_to_cache() -> None:

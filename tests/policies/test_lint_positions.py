@@ -20,7 +20,8 @@ SKILLS = {"поиск", "правка"}
 
 
 def build(cfg: dict[str, str]) -> str:
-    system_prompt = "Навыки: " + ", ".join(SKILLS) + " Конфиг: " + json.dumps(cfg)
+    config = " Конфиг: " + json.dumps({n: cfg[n] for n in SKILLS})
+    system_prompt = "Навыки: " + ", ".join(SKILLS) + config
     return system_prompt
 """
 
@@ -37,7 +38,7 @@ def test_safe_fix_on_a_non_ascii_line_gives_the_intended_code(proj: Path) -> Non
     new = (proj / "a.py").read_text(encoding="utf-8")
     compile(new, "a.py", "exec")
     assert new == CYRILLIC.replace("join(SKILLS)", "join(sorted(SKILLS))").replace(
-        "json.dumps(cfg)", "json.dumps(cfg, sort_keys=True)"
+        "for n in SKILLS})", "for n in SKILLS}, sort_keys=True)"
     )
 
 

@@ -104,9 +104,12 @@ def test_python_a_serialised_copy_of_the_system_prompt_is_no_finding() -> None:
         "    return json.dumps(value, ensure_ascii=False)\n"
     )
     assert _codes(src, "model.py") == []
-    # Twin: a builder of the system prompt that dumps its blocks the same way.
-    built = src.replace("def serialize_system_prompt", "def build_system_prompt")
-    assert _codes(built, "model.py") == [(7, "PL202")]
+    # Twin: a builder of the system prompt that dumps blocks keyed in a set's order.
+    built = src.replace("def serialize_system_prompt", "def build_system_prompt").replace(
+        "json.dumps(value, ensure_ascii=False)",
+        "json.dumps({k: 1 for k in set(value)}, ensure_ascii=False)",
+    )
+    assert (7, "PL202") in _codes(built, "model.py")
 
 
 # TypeScript: a voice command parser that sends the request's date in a one-shot request; the
