@@ -414,7 +414,9 @@ CORPORA = (
             # written-out messages). With the project around the file (branch h30ctx): 12/13
             # -> 12/14, rl_cli.py's imported modules taking its analysis just past the 10 s CPU
             # budget (a PL906 notice; on a faster machine it finishes with no finding).
-            "py": {"volatile": (5, 5), "structural": (6, 6), "precision": (12, 14)},
+            # eighteenth pass, Python structural (branch h30st18py): a budget walk of the last two
+            # actions into system messages, part of a labelled breaker, 12/14 -> 13/15
+            "py": {"volatile": (5, 5), "structural": (6, 6), "precision": (13, 15)},
         },
         # Scored once, by the lead, with the round's final rules (main 49853de7: the eighth
         # and ninth passes), its 26 unlabelled findings judged in findings.toml (1 true).
@@ -482,7 +484,9 @@ CORPORA = (
         # 15/18; Python structural 2/6 -> 6/6, precision 6/6 -> 10/10.
         test={
             "ts": {"volatile": (1, 1), "structural": (12, 12), "precision": (15, 18)},
-            "py": {"volatile": (2, 3), "structural": (6, 6), "precision": (10, 10)},
+            # Eighteenth pass, Python structural (branch h30st18py): the memory files in the
+            # system prompt rebuilt per message, judged true, 10/10 -> 11/11.
+            "py": {"volatile": (2, 3), "structural": (6, 6), "precision": (11, 11)},
         },
     ),
     HeldOut(
@@ -505,10 +509,12 @@ CORPORA = (
         # label of both halves was committed), its 4 unlabelled findings judged in findings.toml
         # (2 true, 2 false). Raised by the fifteenth volatile pass (a chat template's
         # `strftime_now`, then a home device's state by its key): py volatile 1/4 -> 3/4,
-        # precision 8/9 -> 10/11.
+        # precision 8/9 -> 10/11. Eighteenth pass, Python structural (branch h30st18py): a
+        # memory read this turn written into a system prompt builder's text, 3/4, 10/11 ->
+        # 4/4, 11/12.
         dev={
             "ts": {"volatile": (1, 1), "structural": (0, 4), "precision": (1, 2)},
-            "py": {"volatile": (3, 4), "structural": (3, 4), "precision": (10, 11)},
+            "py": {"volatile": (3, 4), "structural": (4, 4), "precision": (11, 12)},
         },
         # Scored once, by the lead, with the round's final rules (main b1c93553: the fifteenth
         # passes, reach gates, structural shapes, volatile values), the project around each
@@ -520,9 +526,11 @@ CORPORA = (
         # h30st17py (a newest-first store read reported at its cap's line); TypeScript
         # volatile 2/4 -> 3/4, precision 3/4 -> 4/5 by branch h30vol17 (a clock read in a
         # helper that another file writes into the system prompt, reported in the helper).
+        # Python structural 2/3 -> 3/3, precision 4/8 -> 5/9 by branch h30st18py (a LangGraph
+        # state's memories written into the system prompt ahead of the history).
         test={
             "ts": {"volatile": (3, 4), "structural": (1, 5), "precision": (4, 5)},
-            "py": {"volatile": (1, 2), "structural": (2, 3), "precision": (4, 8)},
+            "py": {"volatile": (1, 2), "structural": (3, 3), "precision": (5, 9)},
         },
     ),
     HeldOut(
@@ -546,10 +554,12 @@ CORPORA = (
         # message by message into the list returned).
         # Seventeenth pass, TypeScript structural (branch h30st17ts, the parts of each list
         # sent, in order, a check it was not tuned on): a memory block ahead of the recent
-        # messages, 7/11, 13/24 -> 8/11, 14/25.
+        # messages, 7/11, 13/24 -> 8/11, 14/25. Python structural 4/8 -> 6/8, precision 6/6 ->
+        # 8/8 by branch h30st18py (a window flattened into a prompt's text, a budget walk of
+        # run nodes into messages).
         dev={
             "ts": {"volatile": (0, 0), "structural": (8, 11), "precision": (14, 25)},
-            "py": {"volatile": (1, 2), "structural": (4, 8), "precision": (6, 6)},
+            "py": {"volatile": (1, 2), "structural": (6, 8), "precision": (8, 8)},
         },
         # Scored once, by the lead, with the round's final rules (main b1c93553), the project
         # around each file; its 5 unlabelled findings judged in findings.toml (all false). The
@@ -591,10 +601,12 @@ CORPORA = (
         # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
         # passes), the project around each file; its 5 unlabelled findings judged in
         # findings.toml (all false). The rules from before the round (main 5eafbab9) give the
-        # same findings.
+        # same findings. Python structural 2/6 -> 3/6, precision 2/5 -> 3/6 by branch
+        # h30st18py (a stored list's last five items appended to the messages; a check it was
+        # not tuned on).
         test={
             "ts": {"volatile": (0, 1), "structural": (2, 3), "precision": (4, 6)},
-            "py": {"volatile": (0, 3), "structural": (2, 6), "precision": (2, 5)},
+            "py": {"volatile": (0, 3), "structural": (3, 6), "precision": (3, 6)},
         },
     ),
     HeldOut(
@@ -611,10 +623,12 @@ CORPORA = (
         steps=(8, 4, 8, 4),
         # First run (policies/ as on main 5eafbab9, the project around each file, after every
         # label of both halves was committed), its 5 unlabelled findings judged in
-        # findings.toml (all false).
+        # findings.toml (all false). Python structural 0/5 -> 2/5, precision 1/3 -> 3/5 by
+        # branch h30st18py (retrieved passages and a user's stored memory written into the
+        # system prompt; a check it was not tuned on).
         dev={
             "ts": {"volatile": (2, 3), "structural": (1, 3), "precision": (5, 8)},
-            "py": {"volatile": (1, 3), "structural": (0, 5), "precision": (1, 3)},
+            "py": {"volatile": (1, 3), "structural": (2, 5), "precision": (3, 5)},
         },
         # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
         # passes), the project around each file; its 19 unlabelled findings judged in
@@ -623,9 +637,12 @@ CORPORA = (
         # engine runs importers outside a helper's budget (f47cf79f): the figures of the one
         # scoring run. The rules from before the round (main 5eafbab9) give two true findings
         # fewer (a clock in a helper that another file writes into the system prompt).
+        # Python structural 0/5 -> 2/5, precision 2/9 -> 4/11 by branch h30st18py (a window of
+        # LangChain messages; a memory file's text in the system prompt builder; a check it
+        # was not tuned on).
         test={
             "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (19, 28)},
-            "py": {"volatile": (2, 3), "structural": (0, 5), "precision": (2, 9)},
+            "py": {"volatile": (2, 3), "structural": (2, 5), "precision": (4, 11)},
         },
     ),
 )
