@@ -28,8 +28,7 @@ data[-5:]: messages.append(item)`). A window walked into the text of a prompt th
 returns (`for seg in history[-n:]: prompt += f"..."`) is the history's text cut; a list of any
 name walked from its newest item into chat messages while a budget lasts (`for node in
 reversed(state.nodes): ... if used > budget: break`) is a window reported at its budget test.
-A file that makes LangChain's message classes (`SystemMessage(...)`) builds chat messages as
-one with role dicts does. A tail helper may live in another module of the project,
+A tail helper may live in another module of the project,
 imported by name (`from app.utils import last_n`). A history is a name
 whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `transcript` or
 `msgs`, or a local bound to one (`items = state["messages"]`). Pure: a syntax tree in, findings out.
@@ -161,9 +160,7 @@ def check_windows(
 ) -> None:
     # `history` alone may be any log (test runs, prices): a slice of one counts only in a
     # file that builds chat messages (it mentions a `role`) or when passed as `messages=`.
-    chat = (
-        any("role" in line for line in ctx.lines) or _builds_thread(tree) or _builds_classed(tree)
-    )
+    chat = any("role" in line for line in ctx.lines) or _builds_thread(tree)
     parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
@@ -317,12 +314,6 @@ def _builds_thread(tree: ast.Module) -> bool:
             if ws & _ADDS and ws & _TURN_ROLES:
                 return True
     return False
-
-
-def _builds_classed(tree: ast.Module) -> bool:
-    """LangChain's and AutoGen's message classes build the chat instead of role dicts:
-    `[SystemMessage(prompt)] + messages`, `HumanMessage(content=text)`."""
-    return any(isinstance(n, ast.Call) and _class_role(n) is not None for n in ast.walk(tree))
 
 
 def _bound_to(name: ast.expr | None, at: ast.AST, parents: dict[int, ast.AST]) -> ast.expr | None:

@@ -637,12 +637,11 @@ CORPORA = (
         # engine runs importers outside a helper's budget (f47cf79f): the figures of the one
         # scoring run. The rules from before the round (main 5eafbab9) give two true findings
         # fewer (a clock in a helper that another file writes into the system prompt).
-        # Python structural 0/5 -> 2/5, precision 2/9 -> 4/11 by branch h30st18py (a window of
-        # LangChain messages; a memory file's text in the system prompt builder; a check it
-        # was not tuned on).
+        # Python structural 0/5 -> 1/5, precision 2/9 -> 3/10 by branch h30st18py (a memory
+        # file's text in the system prompt builder; a check it was not tuned on).
         test={
             "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (19, 28)},
-            "py": {"volatile": (2, 3), "structural": (2, 5), "precision": (4, 11)},
+            "py": {"volatile": (2, 3), "structural": (1, 5), "precision": (3, 10)},
         },
     ),
 )

@@ -65,14 +65,6 @@ def test_a_window_of_a_history_parameter_joined_into_the_sent_list_is_found() ->
 
 # Eighteenth pass, Python structural: a window counts by where it goes, whatever builds the
 # messages. Each positive beside the twin that differs in the one thing the rule reads.
-_CLASSED = (
-    "class Bot:\n"
-    "    def get_messages(self, should_filter=False):\n"
-    "        messages = self.messages\n"
-    "        if should_filter:\n"
-    "            messages = messages[-self.max_history:]\n"
-    "        return [MAKE(self.system_prompt)] + messages\n"
-)
 _FLATTENED = (
     "def create_prompt(history, n=10):\n"
     '    prompt = ""\n'
@@ -116,9 +108,6 @@ _WALKED = (
             ),
             [],
         ),
-        # LangChain's message classes build the chat as role dicts would.
-        (_CLASSED.replace("MAKE", "SystemMessage"), [5]),
-        (_CLASSED.replace("MAKE", "SystemPrompt"), []),
         # the window written out as the text of the prompt the function returns
         (_FLATTENED.replace("GROW", "f\"{seg['role']}: {seg['content']}\\n\""), [3]),
         (_FLATTENED.replace("GROW", "len(seg['content'].split())").replace('""', "0"), []),
