@@ -8,8 +8,9 @@ A small taint analysis over the AST, one module per analysis:
 - `layout`: the order of a prompt's stable and changing pieces (PL301, PL302);
 - `templates`: a module-level system prompt template whose slots, named for a volatile value,
   are filled in another module (PL101-PL106 at the slot);
-- `servercut`, `stepstate`, `retrieved`: a cut asked of the server (PL303), the current step
-  or what was retrieved written into the system prompt (PL304);
+- `servercut`, `stepstate`, `retrieved`, `recalled`: a cut asked of the server (PL303), the
+  current step, what was retrieved or what a memory read this turn written into the system
+  prompt (PL304);
 - `instancemode`, `measured`: findings dropped (a mode fixed per instance, a request built to
   be measured);
 - `breakpoints`: Anthropic cache_control and OpenAI gpt-5.6 breakpoints in literal requests

@@ -49,6 +49,7 @@ from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
 from .projectreach import ProjectReach
 from .reach import drop_unreached
+from .recalled import check_recalled_in_system
 from .retrieved import check_retrieved_in_system
 from .rewritten import check_rewritten
 from .runonce import drop_run_once
@@ -251,6 +252,7 @@ def check_python(
     told |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
     found += check_retrieved_in_system(tree, ctx, found)
+    found += check_recalled_in_system(tree, ctx, found)
     found = drop_measured(tree, drop_instance_modes(tree, found))
     found = drop_unreached(tree, found, None if project is None else (path, project))
     found = drop_inspected(tree, found)

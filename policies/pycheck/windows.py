@@ -23,7 +23,12 @@ is joined into text bound to a name of the history (`history = "\n".join(self.me
 is the history's text cut too, and a slice of a list read by a call, named for nothing
 (`store.load(chat_id)[-n:]`), joined as messages after a system message written out into a
 list that is sent (`[system, *rows[-n:]]`, directly or through a local or attribute) is a
-window too. A tail helper may live in another module of the project,
+window too, as is one walked item by item into a list of the conversation (`for item in
+data[-5:]: messages.append(item)`). A window walked into the text of a prompt the function
+returns (`for seg in history[-n:]: prompt += f"..."`) is the history's text cut; a list of any
+name walked from its newest item into chat messages while a budget lasts (`for node in
+reversed(state.nodes): ... if used > budget: break`) is a window reported at its budget test.
+A tail helper may live in another module of the project,
 imported by name (`from app.utils import last_n`). A history is a name
 whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `transcript` or
 `msgs`, or a local bound to one (`items = state["messages"]`). Pure: a syntax tree in, findings out.
@@ -41,6 +46,7 @@ from .context import Context
 from .kept import never_leaves
 from .recordlists import holds_records
 from .runonce import _system as system_message
+from .side import _class_role
 from .syntax import callee, const_str, walk_no_defs
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
@@ -185,6 +191,7 @@ def check_windows(
                 )
                 or _joined_into_history(node, parents)
                 or _spread_after_system(node, parents)
+                or (chat and _items_appended(node, parents))
             )
         ):
             if (
@@ -197,10 +204,13 @@ def check_windows(
             _add(ctx, node, "the last message's role is changed by its position")
         elif isinstance(node, ast.Assign) and _cut_out(node):
             _add(ctx, node, "messages are cut out of the middle of the conversation")
-        elif isinstance(node, (ast.For, ast.AsyncFor)) and _budget_loop(node, copies):
+        elif (
+            isinstance(node, (ast.For, ast.AsyncFor))
+            and (filled := _budget_loop(node, copies)) is not None
+        ):
             _add(
                 ctx,
-                node,
+                filled,
                 "the conversation is filled from the newest message back while a budget lasts",
             )
         elif (
@@ -386,7 +396,7 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
             return parent.arg in _SENT_KWARGS
         if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is cur:
             # `for human, ai in history[-n:]: messages.append(HumanMessage(content=human))`
-            return _appends_messages(parent)
+            return _appends_messages(parent) or (chat and _flattened(parent, parents))
         if (
             isinstance(parent, ast.Call)
             and isinstance(parent.func, ast.Attribute)
@@ -792,6 +802,56 @@ def _appends_messages(loop: ast.For | ast.AsyncFor) -> bool:
         and c.func.attr in ("append", "insert")
         and c.args
         and _builds_message(c.args[-1])
+        for s in loop.body
+        for c in ast.walk(s)
+    )
+
+
+def _flattened(loop: ast.For | ast.AsyncFor, parents: dict[int, ast.AST]) -> bool:
+    """`for seg in history[-n:]: prompt += f"{seg['role']}: ..."` then `return prompt`: the
+    window written out as the text of one prompt, which the function hands back to be sent.
+    Text only added to (`+=`) and returned, not printed or logged."""
+    grown = {
+        s.target.id
+        for s in ast.walk(loop)
+        if isinstance(s, ast.AugAssign)
+        and isinstance(s.op, ast.Add)
+        and isinstance(s.target, ast.Name)
+        and _text(s.value)
+    }
+    return any(_returned_later(ast.Name(id=t), loop, parents) for t in sorted(grown))
+
+
+def _text(value: ast.expr) -> bool:
+    """An f-string or a string written out, alone or added to others: text, not a count."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        return _text(value.left) or _text(value.right)
+    return isinstance(value, ast.JoinedStr) or const_str(value) is not None
+
+
+def _items_appended(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`for item in data[-5:]: messages.append(item)`, where `data = json.load(f)`: the last
+    items of a list read by a call, whatever it is called, each added as it is (or as a
+    message made from it) to a list of the conversation."""
+    loop = parents.get(id(node))
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(loop, (ast.For, ast.AsyncFor))
+        and loop.iter is node
+        and isinstance(loop.target, ast.Name)
+        and _unnamed_list(node.value, node, parents)
+    ):
+        return False
+    item = loop.target.id
+    return any(
+        isinstance(c, ast.Call)
+        and isinstance(c.func, ast.Attribute)
+        and c.func.attr == "append"
+        and _is_history(c.func.value)
+        and len(c.args) == 1
+        and (
+            (isinstance(c.args[0], ast.Name) and c.args[0].id == item) or _builds_message(c.args[0])
+        )
         for s in loop.body
         for c in ast.walk(s)
     )
@@ -1450,10 +1510,10 @@ def _history_or_copy(node: ast.AST, copies: _Copies) -> bool:
     return _is_history(node) or (isinstance(node, ast.Name) and node.id in copies)
 
 
-def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
+def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> ast.stmt | None:
     """`for m in reversed(history)` (or `history[::-1]`, either inside `enumerate(...)`; or the
     same over a copy of the history) left by a `break` or a `return` under a comparison with a
-    budget."""
+    budget: the statement to report, if it is one."""
     it = loop.iter
     if (
         isinstance(it, ast.Call)
@@ -1462,19 +1522,52 @@ def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
         and it.args
     ):
         it = it.args[0]
-    backwards = (
-        isinstance(it, ast.Call)
-        and isinstance(it.func, ast.Name)
-        and it.func.id == "reversed"
-        and it.args
-        and _history_or_copy(it.args[0], copies)
-    ) or (
+    walked: ast.expr | None = None
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "reversed":
+        walked = it.args[0] if it.args else None
+    elif (
         isinstance(it, ast.Subscript)
         and isinstance(it.slice, ast.Slice)
         and isinstance(it.slice.step, ast.UnaryOp)
-        and _history_or_copy(it.value, copies)
+    ):
+        walked = it.value
+    # A list of any name walked from its newest item into chat messages
+    # (`for node in reversed(state.nodes): ... reversed_messages.append(Message(role=...))`)
+    # is the conversation too, whatever it holds.
+    stop = _budget_stop(loop) if walked is not None else None
+    if walked is None or stop is None:
+        return None
+    if _history_or_copy(walked, copies):
+        return loop
+    # Reported at the budget test, which is what makes a walk of that list a window.
+    return stop if _makes_messages(loop) else None
+
+
+def _makes_messages(loop: ast.For | ast.AsyncFor) -> bool:
+    """The loop writes chat messages (`{"role": ..., "content": ...}`, `Message(role=...,
+    content=...)`, `HumanMessage(text)`) and adds to a list."""
+    made = any(
+        _has_role(n) and (_builds_message(n) or isinstance(n, ast.Call))
+        for s in loop.body
+        for n in ast.walk(s)
+        if isinstance(n, (ast.Dict, ast.Call))
     )
-    return bool(backwards) and _budget_stop(loop) is not None
+    adds = any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in ("append", "extend", "insert")
+        for s in loop.body
+        for n in ast.walk(s)
+    )
+    return made and adds
+
+
+def _has_role(node: ast.expr) -> bool:
+    if isinstance(node, ast.Dict):
+        return any(const_str(k) == "role" for k in node.keys if k is not None)
+    if isinstance(node, ast.Call):
+        return _class_role(node) is not None or any(k.arg == "role" for k in node.keywords)
+    return False
 
 
 def _budget_stop(loop: ast.For | ast.AsyncFor | ast.While) -> ast.If | None:

@@ -417,7 +417,9 @@ CORPORA = (
             # written-out messages). With the project around the file (branch h30ctx): 12/13
             # -> 12/14, rl_cli.py's imported modules taking its analysis just past the 10 s CPU
             # budget (a PL906 notice; on a faster machine it finishes with no finding).
-            "py": {"volatile": (5, 5), "structural": (6, 6), "precision": (12, 14)},
+            # eighteenth pass, Python structural (branch h30st18py): a budget walk of the last two
+            # actions into system messages, part of a labelled breaker, 12/14 -> 13/15
+            "py": {"volatile": (5, 5), "structural": (6, 6), "precision": (13, 15)},
         },
         # Scored once, by the lead, with the round's final rules (main 49853de7: the eighth
         # and ninth passes), its 26 unlabelled findings judged in findings.toml (1 true).
@@ -486,7 +488,9 @@ CORPORA = (
         # 15/18 -> 15/16 by branch h30ts18 (a LangChain pair read as one-shot).
         test={
             "ts": {"volatile": (1, 1), "structural": (12, 12), "precision": (15, 16)},
-            "py": {"volatile": (2, 3), "structural": (6, 6), "precision": (10, 10)},
+            # Eighteenth pass, Python structural (branch h30st18py): the memory files in the
+            # system prompt rebuilt per message, judged true, 10/10 -> 11/11.
+            "py": {"volatile": (2, 3), "structural": (6, 6), "precision": (11, 11)},
         },
     ),
     HeldOut(
@@ -509,10 +513,12 @@ CORPORA = (
         # label of both halves was committed), its 4 unlabelled findings judged in findings.toml
         # (2 true, 2 false). Raised by the fifteenth volatile pass (a chat template's
         # `strftime_now`, then a home device's state by its key): py volatile 1/4 -> 3/4,
-        # precision 8/9 -> 10/11.
+        # precision 8/9 -> 10/11. Eighteenth pass, Python structural (branch h30st18py): a
+        # memory read this turn written into a system prompt builder's text, 3/4, 10/11 ->
+        # 4/4, 11/12.
         dev={
             "ts": {"volatile": (1, 1), "structural": (0, 4), "precision": (1, 2)},
-            "py": {"volatile": (3, 4), "structural": (3, 4), "precision": (10, 11)},
+            "py": {"volatile": (3, 4), "structural": (4, 4), "precision": (11, 12)},
         },
         # Scored once, by the lead, with the round's final rules (main b1c93553: the fifteenth
         # passes, reach gates, structural shapes, volatile values), the project around each
@@ -524,9 +530,11 @@ CORPORA = (
         # h30st17py (a newest-first store read reported at its cap's line); TypeScript
         # volatile 2/4 -> 3/4, precision 3/4 -> 4/5 by branch h30vol17 (a clock read in a
         # helper that another file writes into the system prompt, reported in the helper).
+        # Python structural 2/3 -> 3/3, precision 4/8 -> 5/9 by branch h30st18py (a LangGraph
+        # state's memories written into the system prompt ahead of the history).
         test={
             "ts": {"volatile": (3, 4), "structural": (1, 5), "precision": (4, 5)},
-            "py": {"volatile": (1, 2), "structural": (2, 3), "precision": (4, 8)},
+            "py": {"volatile": (1, 2), "structural": (3, 3), "precision": (5, 9)},
         },
     ),
     HeldOut(
@@ -550,10 +558,12 @@ CORPORA = (
         # message by message into the list returned).
         # Seventeenth pass, TypeScript structural (branch h30st17ts, the parts of each list
         # sent, in order, a check it was not tuned on): a memory block ahead of the recent
-        # messages, 7/11, 13/24 -> 8/11, 14/25.
+        # messages, 7/11, 13/24 -> 8/11, 14/25. Python structural 4/8 -> 6/8, precision 6/6 ->
+        # 8/8 by branch h30st18py (a window flattened into a prompt's text, a budget walk of
+        # run nodes into messages).
         dev={
             "ts": {"volatile": (0, 0), "structural": (8, 11), "precision": (14, 25)},
-            "py": {"volatile": (1, 2), "structural": (4, 8), "precision": (6, 6)},
+            "py": {"volatile": (1, 2), "structural": (6, 8), "precision": (8, 8)},
         },
         # Scored once, by the lead, with the round's final rules (main b1c93553), the project
         # around each file; its 5 unlabelled findings judged in findings.toml (all false). The
@@ -596,10 +606,12 @@ CORPORA = (
         # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
         # passes), the project around each file; its 5 unlabelled findings judged in
         # findings.toml (all false). The rules from before the round (main 5eafbab9) give the
-        # same findings.
+        # same findings. Python structural 2/6 -> 3/6, precision 2/5 -> 3/6 by branch
+        # h30st18py (a stored list's last five items appended to the messages; a check it was
+        # not tuned on).
         test={
             "ts": {"volatile": (0, 1), "structural": (2, 3), "precision": (4, 6)},
-            "py": {"volatile": (0, 3), "structural": (2, 6), "precision": (2, 5)},
+            "py": {"volatile": (0, 3), "structural": (3, 6), "precision": (3, 6)},
         },
     ),
     HeldOut(
@@ -619,10 +631,12 @@ CORPORA = (
         # findings.toml (all false). TS precision 5/8 -> 4/7 by branch h30dd18 (one finding
         # per value and prompt: two true findings of one value are one; the false stay 3).
         # Development data since: Python precision 1/3 -> 1/1 by branch h30pr18py (two dumps of
-        # a dict or a text handed in: no PL202).
+        # a dict or a text handed in: no PL202); Python structural 0/5 -> 2/5, precision -> 3/3
+        # by branch h30st18py (retrieved passages and a user's stored memory written into the
+        # system prompt; a check it was not tuned on).
         dev={
             "ts": {"volatile": (2, 3), "structural": (1, 3), "precision": (4, 7)},
-            "py": {"volatile": (1, 3), "structural": (0, 5), "precision": (1, 1)},
+            "py": {"volatile": (1, 3), "structural": (2, 5), "precision": (3, 3)},
         },
         # Scored once, by the lead, with the round's final rules (main 4af12be2: the seventeenth
         # passes), the project around each file; its 19 unlabelled findings judged in
@@ -636,10 +650,12 @@ CORPORA = (
         # and as a date, are six; the false stay 9), then -> 13/19 by branch h30ts18 (a
         # one-shot extractor's excerpt of the newest turns, three times; a check of that pass,
         # not tuned on). Python precision 2/9 -> 2/8 by branch h30pr18py (a list of facts
-        # dumped: no PL202).
+        # dumped: no PL202); Python structural 0/5 -> 1/5, precision -> 3/9 by branch
+        # h30st18py (a memory file's text in the system prompt builder; a check it was not
+        # tuned on).
         test={
             "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (13, 19)},
-            "py": {"volatile": (2, 3), "structural": (0, 5), "precision": (2, 8)},
+            "py": {"volatile": (2, 3), "structural": (1, 5), "precision": (3, 9)},
         },
     ),
     HeldOut(

@@ -5,6 +5,8 @@ Each positive has a twin that differs in the one step the rule follows."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.lintfind import lines_of
 
 _JOINED = (
@@ -59,3 +61,62 @@ def test_a_window_of_a_history_parameter_joined_into_the_sent_list_is_found() ->
     src = _JOINED.replace("items = SOURCE", "items = history").replace("SEND", _SEND)
     src = src.replace("(client, state, user_message)", "(client, history, user_message)")
     assert lines_of(src, "PL303") == [3]
+
+
+# Eighteenth pass, Python structural: a window counts by where it goes, whatever builds the
+# messages. Each positive beside the twin that differs in the one thing the rule reads.
+_FLATTENED = (
+    "def create_prompt(history, n=10):\n"
+    '    prompt = ""\n'
+    "    for seg in history[-n:]:\n"
+    "        prompt += GROW\n"
+    "    return prompt\n"
+    'ROLE = "role"\n'
+)
+_APPENDED = (
+    "def recent_messages(path):\n"
+    '    messages = [{"role": "system", "content": PROMPT}]\n'
+    "    with open(path) as f:\n"
+    "        data = json.load(f)\n"
+    "    for item in data[-5:]:\n"
+    "        INTO.append(item)\n"
+    "    return messages\n"
+)
+_WALKED = (
+    "def history_for(state, budget):\n"
+    "    picked, used = [], 0\n"
+    "    for node in reversed(state.nodes):\n"
+    "        if used >= budget:\n"
+    "            break\n"
+    "        picked.append(MADE)\n"
+    "        used += len(node.text)\n"
+    "    return list(reversed(picked))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        # a list of any name walked from its newest item into messages while a budget lasts,
+        # reported at the budget test
+        (_WALKED.replace("MADE", 'Message(role="user", content=node.text)'), [4]),
+        (_WALKED.replace("MADE", '{"role": "user", "content": node.text}'), [4]),
+        (_WALKED.replace("MADE", "node.text"), []),
+        (
+            _WALKED.replace("reversed(state.nodes)", "state.nodes").replace(
+                "MADE", "{'role': 'user', 'content': node.text}"
+            ),
+            [],
+        ),
+        # the window written out as the text of the prompt the function returns
+        (_FLATTENED.replace("GROW", "f\"{seg['role']}: {seg['content']}\\n\""), [3]),
+        (_FLATTENED.replace("GROW", "len(seg['content'].split())").replace('""', "0"), []),
+        (_FLATTENED.replace("GROW", "f\"{seg['content']}\"").replace("return prompt", "pass"), []),
+        # a list read by a call, its last items appended to the conversation's list
+        (_APPENDED.replace("INTO", "messages"), [5]),
+        (_APPENDED.replace("INTO", "seen"), []),
+        (_APPENDED.replace("data[-5:]", "data[:5]").replace("INTO", "messages"), []),
+    ],
+)
+def test_a_window_reaches_the_request_through_what_builds_it(src: str, expected: list[int]) -> None:
+    assert lines_of(src, "PL303") == expected
