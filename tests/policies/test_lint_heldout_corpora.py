@@ -673,9 +673,11 @@ CORPORA = (
         steps=(8, 8, 1, 8, 5),
         # First run (policies/ as on main 75dfb437, the project around each file, after every
         # label of both halves was committed), its 16 unlabelled findings judged in
-        # findings.toml (2 true, 14 false).
+        # findings.toml (2 true, 14 false). TS precision 16/28 -> 13/25 by the eighteenth
+        # passes (one finding per value and prompt: true findings of one value at several lines
+        # are one; the false stay 12).
         dev={
-            "ts": {"volatile": (4, 5), "structural": (3, 5), "precision": (16, 28)},
+            "ts": {"volatile": (4, 5), "structural": (3, 5), "precision": (13, 25)},
             "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (2, 4)},
         },
         # Scored once, by the lead, with the round's final rules; empty until then.
@@ -699,8 +701,10 @@ CORPORA = (
         # First run (policies/ as on main 75dfb437, the project around each file, after every
         # label of both halves was committed), its 17 unlabelled findings judged in
         # findings.toml (2 true: labelled breakers found at another of their lines; 15 false).
+        # TS precision 6/20 -> 6/18 by the eighteenth passes (one finding per value and prompt:
+        # espressobot's one-shot task agent's date, five false findings, is one).
         dev={
-            "ts": {"volatile": (2, 3), "structural": (1, 6), "precision": (6, 20)},
+            "ts": {"volatile": (2, 3), "structural": (1, 6), "precision": (6, 18)},
             "py": {"volatile": (0, 0), "structural": (0, 3), "precision": (1, 2)},
         },
         # Scored once, by the lead, with the round's final rules; empty until then.
