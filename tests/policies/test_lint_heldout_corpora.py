@@ -680,8 +680,16 @@ CORPORA = (
             "ts": {"volatile": (4, 5), "structural": (3, 5), "precision": (13, 25)},
             "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (2, 4)},
         },
-        # Scored once, by the lead, with the round's final rules; empty until then.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main bfb202c8: the eighteenth
+        # passes, written on real17 to real24 and the wide samples, none on real25), the project
+        # around each file; its 5 unlabelled findings judged in findings.toml (3 true, 2
+        # false). The rules from before the round (main 75dfb437) find the same breakers and
+        # one true finding fewer (a user's memories in the system prompt, found at a second
+        # line).
+        test={
+            "ts": {"volatile": (0, 2), "structural": (2, 3), "precision": (6, 8)},
+            "py": {"volatile": (2, 4), "structural": (2, 6), "precision": (4, 4)},
+        },
     ),
     HeldOut(
         "real26",
@@ -707,8 +715,14 @@ CORPORA = (
             "ts": {"volatile": (2, 3), "structural": (1, 6), "precision": (6, 18)},
             "py": {"volatile": (0, 0), "structural": (0, 3), "precision": (1, 2)},
         },
-        # Scored once, by the lead, with the round's final rules; empty until then.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main bfb202c8), the project
+        # around each file; its 5 unlabelled findings judged in findings.toml (all false). The
+        # rules from before the round (main 75dfb437) find the same breakers and one true
+        # finding fewer (the clock of a chat prompt, found at the builder's call).
+        test={
+            "ts": {"volatile": (1, 2), "structural": (0, 1), "precision": (3, 3)},
+            "py": {"volatile": (1, 2), "structural": (0, 1), "precision": (1, 6)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
