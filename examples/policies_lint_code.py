@@ -19,7 +19,7 @@ def build_system(config: dict) -> str:
     system = (
         "You are a coding assistant.\\n"
         + "Skills: " + ", ".join(SKILLS) + "\\n"
-        + "Config: " + json.dumps(config) + "\\n"
+        + "Enabled: " + json.dumps({name: config.get(name, True) for name in SKILLS}) + "\\n"
         + f"Current time: {now}\\n"
     )
     return system
