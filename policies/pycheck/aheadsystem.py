@@ -21,6 +21,7 @@ import ast
 
 from ..meaning import HISTORY_WORDS, words
 from .context import Context
+from .syntax import walk_cached
 
 _RECALLED = frozenset(
     {"memories", "memory", "recalled", "retrieved", "summaries", "documents", "chunks", "passages"}
@@ -34,7 +35,7 @@ _WHY = (
 
 
 def check_system_ahead_of_history(tree: ast.Module, ctx: Context) -> None:
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _check(fn, ctx)
 
@@ -42,7 +43,7 @@ def check_system_ahead_of_history(tree: ast.Module, ctx: Context) -> None:
 def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
     recalled: dict[str, str] = {}  # local -> the recalled name it is made from
     params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self", "cls"}
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if isinstance(n, ast.Assign) and isinstance(n.value, (ast.Call, ast.Await)):
             call = n.value.value if isinstance(n.value, ast.Await) else n.value
             if not isinstance(call, ast.Call):
@@ -54,7 +55,7 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
                 if isinstance(t, ast.Name) and (named or _recalled(t.id)):
                     recalled[t.id] = named[0] if named else t.id
     grown: dict[str, list[int]] = {}  # list -> lines where the history is added to it
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if (
             isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute)
@@ -65,7 +66,7 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
                 # `messages.extend(request.history)`
                 or (isinstance(x, ast.Attribute) and set(words(x.attr)) & _HISTORY)
                 for a in n.args
-                for x in ast.walk(a)
+                for x in walk_cached(a)
             )
         ):
             grown.setdefault(n.func.value.id, []).append(n.lineno)
@@ -77,7 +78,7 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
         return
     headed = _system_headed(fn)
     local = _locals(fn)
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         # `messages = [ChatMessage(role="system", content=system_content)]`, the history
         # extended onto it later
         if (
@@ -91,7 +92,7 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
             and content in recalled
         ):
             ctx.flag(n, "PL304", _WHY.format(name=recalled[content]))
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if not (
             isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute)
@@ -117,14 +118,14 @@ def _names_history(node: ast.expr) -> bool:
     return any(
         isinstance(x, (ast.Name, ast.Attribute))
         and set(words(x.id if isinstance(x, ast.Name) else x.attr)) & _HISTORY
-        for x in ast.walk(node)
+        for x in walk_cached(node)
     )
 
 
 def _appended_to(loop: ast.For | ast.AsyncFor) -> list[str]:
     return [
         n.func.value.id
-        for n in ast.walk(loop)
+        for n in walk_cached(loop)
         if isinstance(n, ast.Call)
         and isinstance(n.func, ast.Attribute)
         and n.func.attr == "append"
@@ -136,7 +137,7 @@ def _system_headed(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]
     """Lists made in `fn` with a system message first (`messages = [{"role": "system",
     ...}]`), by name: the line where each is made."""
     out: dict[str, int] = {}
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if isinstance(n, ast.Assign):
             value, targets = n.value, n.targets
         elif isinstance(n, ast.AnnAssign) and n.value is not None:
@@ -157,8 +158,8 @@ def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Names `fn` makes from what it computes: bound to a call's result, or a list it fills
     (`hints = []` then `hints.append(...)`); not its parameters."""
     out: set[str] = set()
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Assign) and any(isinstance(x, ast.Call) for x in ast.walk(n.value)):
+    for n in walk_cached(fn):
+        if isinstance(n, ast.Assign) and any(isinstance(x, ast.Call) for x in walk_cached(n.value)):
             out |= {t.id for t in n.targets if isinstance(t, ast.Name)}
         elif (
             isinstance(n, ast.Call)
@@ -176,7 +177,7 @@ def _made_here(text: ast.expr | None, local: set[str]) -> str | None:
     attribute set elsewhere or a call on them (fixed for the session)."""
     if text is None:
         return None
-    for x in ast.walk(text):
+    for x in walk_cached(text):
         if isinstance(x, ast.Name) and x.id in local:
             return x.id
     return None

@@ -21,7 +21,7 @@ from prefixlock.tokenizer import count_tokens
 
 from ..rules import LOWEST_MINIMUM, WARNING
 from .context import Context
-from .syntax import const_str, dict_get, static_text
+from .syntax import const_str, dict_get, static_text, walk_cached
 from .taint import VOLATILE, Evaluator, Taints, kinds
 
 Mark = tuple[str, ast.Dict, str]  # section, the marked block, ttl
@@ -93,7 +93,7 @@ class AnthropicBreakpoints:
         if isinstance(msgs, ast.List) and msgs.elts:
             last_msg = msgs.elts[-1]
         for section, d, _ in marks:
-            if last_msg is not None and any(d is n for n in ast.walk(last_msg)):
+            if last_msg is not None and any(d is n for n in walk_cached(last_msg)):
                 continue
             text = dict_get(d, "text") or dict_get(d, "content")
             if kinds(self.ev.ev(text, env)) & VOLATILE:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ..findings import Finding
 from ..meaning import HISTORY_WORDS, VOLATILE_CODES, words
+from .syntax import walk_cached
 
 ONCE = "once"
 LOAD = "module load"
@@ -142,7 +143,7 @@ def runs_once(tree: ast.Module) -> bool:
 def serves(tree: ast.Module) -> bool:
     """Whether a file imports a server, bot or scheduler framework (whose process outlives
     the day) or registers a request handler."""
-    for n in ast.walk(tree):
+    for n in walk_cached(tree):
         if isinstance(n, ast.Import) and any(a.name.split(".")[0] in _SERVES for a in n.names):
             return True
         if isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] in _SERVES:
@@ -303,7 +304,7 @@ def imports_of(tree: ast.Module) -> list[tuple[str, int, str | None, str]]:
     name): `from ..p import b as c` -> ("p", 2, "b", "c"); `import a.b` -> ("a.b", 0, None,
     "a.b"); `import a.b as x` -> ("a.b", 0, None, "x")."""
     out: list[tuple[str, int, str | None, str]] = []
-    for node in ast.walk(tree):
+    for node in walk_cached(tree):
         if isinstance(node, ast.Import):
             out += [(a.name, 0, None, a.asname or a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from .context import Context
-from .syntax import names_in, walk_no_defs
+from .syntax import names_in, walk_cached, walk_no_defs
 from .taint import reads_clock
 from .windows import _is_history as is_history
 
@@ -48,7 +48,7 @@ def _clocked(fn: _Fn, ctx: Context, helpers: set[str]) -> tuple[set[str], set[in
         for n in walk_no_defs(fn):
             if not isinstance(n, (ast.Assign, ast.AnnAssign)) or n.value is None:
                 continue
-            if not (any(id(x) in calls for x in ast.walk(n.value)) or names_in(n.value) & made):
+            if not (any(id(x) in calls for x in walk_cached(n.value)) or names_in(n.value) & made):
                 continue
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
             new = {t.id for t in targets if isinstance(t, ast.Name)} - made
@@ -86,7 +86,7 @@ def _clock_helpers(tree: ast.Module, ctx: Context) -> set[str]:
 
 def check_clock_in_history(tree: ast.Module, ctx: Context) -> None:
     helpers = _clock_helpers(tree, ctx)
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         made, calls = _clocked(fn, ctx, helpers)
@@ -130,11 +130,11 @@ def _rebuilt_with_clock(
     part: ast.AST, item: set[str], made: set[str], calls: set[int]
 ) -> ast.expr | None:
     """The clock read in a message built from the loop's item, if one is."""
-    for n in ast.walk(part):
+    for n in walk_cached(part):
         content = _content(n)
         if content is None or not names_in(content) & item:
             continue
-        for x in ast.walk(content):
+        for x in walk_cached(content):
             if id(x) in calls or (isinstance(x, ast.Name) and x.id in made):
                 return x if isinstance(x, ast.expr) else None
     return None

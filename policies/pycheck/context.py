@@ -15,7 +15,7 @@ from prefixlock.billing.prices import Price, PriceTable
 from ..findings import Finding
 from ..meaning import words
 from .docprompt import returns_system_prompt
-from .syntax import Function, const_str, dotted, static_text
+from .syntax import Function, const_str, dotted, static_text, walk_cached
 from .taint import Summary, Taints
 
 
@@ -128,7 +128,7 @@ class Context:
         prices: PriceTable | None,
     ) -> Context:
         ctx = cls(path, lines, model, prices)
-        for node in ast.walk(tree):
+        for node in walk_cached(tree):
             if isinstance(node, ast.If) and _first_turn(node.test):
                 for stmt in node.body:
                     ctx.first_turn_lines.update(

@@ -20,12 +20,13 @@ from .context import Context
 from .oneshot import _history
 from .runonce import _items, _own, _system
 from .side import _sends
+from .syntax import walk_cached
 
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def check_system_first_only(tree: ast.Module, ctx: Context) -> None:
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _check(fn, ctx)
 
@@ -121,7 +122,7 @@ def _kept(nodes: list[ast.AST], name: str) -> bool:
 
 def _mentions(node: ast.AST | None, name: str) -> bool:
     return node is not None and any(
-        isinstance(m, ast.Name) and m.id == name for m in ast.walk(node)
+        isinstance(m, ast.Name) and m.id == name for m in walk_cached(node)
     )
 
 

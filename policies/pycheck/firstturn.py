@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from .context import Context
-from .syntax import names_in
+from .syntax import names_in, walk_cached
 
 _WHY = (
     "`{name}`, made from what this request brings, is written into the first turn of the "
@@ -35,14 +35,14 @@ _WHY = (
 def check_first_turn_rewritten(tree: ast.Module, ctx: Context) -> None:
     if not any("enumerate(" in line for line in ctx.lines):
         return
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _check(fn, ctx)
 
 
 def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
     params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self", "cls"}
-    for loop in ast.walk(fn):
+    for loop in walk_cached(fn):
         if not (
             isinstance(loop, ast.For)
             and isinstance(loop.iter, ast.Call)
@@ -56,7 +56,7 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
             continue
         index = loop.target.elts[0].id
         walked = names_in(loop.iter.args[0])
-        for branch in ast.walk(loop):
+        for branch in walk_cached(loop):
             if not (isinstance(branch, ast.If) and _tests_first(branch.test, index)):
                 continue
             for stmt in branch.body:
@@ -117,7 +117,7 @@ def _made_from(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, before: in
         if cur in seen:
             continue
         seen.add(cur)
-        for n in ast.walk(fn):
+        for n in walk_cached(fn):
             if getattr(n, "lineno", before) >= before:
                 continue
             if isinstance(n, ast.Assign) and any(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from .context import Context, Scope
-from .syntax import Function, const_str, dotted
+from .syntax import Function, const_str, dotted, walk_cached
 from .taint import EMPTY, ORDER, Evaluator, Summary, Taints, at, drop
 
 # Mutating methods that carry their arguments' taints into the receiver.
@@ -204,7 +204,7 @@ class Flow:
         if nested is None:
             nested = [
                 sub
-                for sub in ast.walk(fn)
+                for sub in walk_cached(fn)
                 if sub is not fn and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef))
             ]
             self._nested[id(fn)] = nested

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from ..meaning import words
 from .context import Context
-from .syntax import assigned, callee, last_name, names_in, walk_no_defs
+from .syntax import assigned, callee, last_name, names_in, walk_cached, walk_no_defs
 
 _HISTORY_WORDS = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat"}
@@ -72,7 +72,7 @@ def _derived_lists(tree: ast.AST) -> dict[str, ast.expr]:
     """Local names bound once to a comprehension (possibly under `cast`/`list`): a list of
     messages or message parts drawn from another collection."""
     out: dict[str, ast.expr] = {}
-    for node in ast.walk(tree):
+    for node in walk_cached(tree):
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -151,7 +151,7 @@ class _Loop:
         # A budget counted down across messages (`to_remove -= 1`): the tests that read it
         # pick messages by how many came before, wherever in the loop they stand.
         self.budget: set[str] = set()
-        for sub in ast.walk(loop):
+        for sub in walk_cached(loop):
             if (
                 isinstance(sub, ast.Call)
                 and isinstance(sub.func, ast.Attribute)
@@ -170,10 +170,11 @@ class _Loop:
                 self.budget.add(sub.target.id)  # a counter, not text being built
         self.budget_tests = [
             sub.test
-            for sub in ast.walk(loop)
+            for sub in walk_cached(loop)
             if isinstance(sub, ast.If)
             and any(
-                isinstance(c, ast.Compare) and names_in(c) & self.budget for c in ast.walk(sub.test)
+                isinstance(c, ast.Compare) and names_in(c) & self.budget
+                for c in walk_cached(sub.test)
             )
         ]
 
@@ -210,18 +211,18 @@ class _Loop:
         if self.budget_tests:
             return True
         for c in conditions:  # `step.step_number <= current - 2`: the item's own place
-            for n in ast.walk(c):
+            for n in walk_cached(c):
                 if isinstance(n, ast.Compare) and any(
                     isinstance(a, ast.Attribute)
                     and _root(a) in self.aliases
                     and set(words(a.attr)) & _POSITION_WORDS
-                    for a in ast.walk(n)
+                    for a in walk_cached(n)
                 ):
                     return True
         return any(names_in(c) & chooser for c in conditions) or any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
             for c in conditions
-            for n in ast.walk(c)
+            for n in walk_cached(c)
         )
 
 
@@ -242,7 +243,7 @@ def _loops(
     function (the module for a loop at module level)."""
     scopes: list[ast.AST] = [
         tree,
-        *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+        *(n for n in walk_cached(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
     ]
     for scope in scopes:
         derived = _derived_lists(scope) if scope is not tree else {}
@@ -297,7 +298,7 @@ def _called_per_request(tree: ast.Module, scope: ast.AST, coll: ast.expr) -> Ite
         return
     at = _param_index(scope, coll.id)
     seen: set[int] = set()  # a call in nested loops is one call
-    for loop in ast.walk(tree):
+    for loop in walk_cached(tree):
         if not isinstance(loop, (ast.While, ast.For, ast.AsyncFor)):
             continue
         for call in walk_no_defs(loop):

@@ -12,6 +12,7 @@ import ast
 
 from ..findings import Finding
 from ..meaning import words
+from .syntax import walk_cached
 
 _INSPECTING = frozenset({"debug", "usage", "inspect", "preview"})
 # Words of a call that sends a request (`complete`, `chat.completions.create`, `invoke`).
@@ -23,7 +24,7 @@ _DROPPED = frozenset({"PL303", "PL304"})
 
 
 def _asks(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if isinstance(n, ast.Call):
             f = n.func
             name = (
@@ -39,7 +40,7 @@ def drop_inspected(tree: ast.Module, found: list[Finding]) -> list[Finding]:
         return found
     spans = [
         (fn.lineno, fn.end_lineno or fn.lineno)
-        for fn in ast.walk(tree)
+        for fn in walk_cached(tree)
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
         and set(words(fn.name)) & _INSPECTING
         and not _asks(fn)

@@ -11,14 +11,14 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
-from .syntax import assigned
+from .syntax import assigned, walk_cached
 
 
 def _self_fields(node: ast.AST) -> tuple[set[str], bool]:
     """The `self.<name>` fields a pick reads, and whether it reads any other name too."""
     fields: set[str] = set()
     other = False
-    for x in ast.walk(node):
+    for x in walk_cached(node):
         if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name) and x.value.id == "self":
             fields.add(x.attr)
         elif isinstance(x, ast.Name) and x.id != "self":
@@ -31,7 +31,7 @@ def _set_in_init_only(cls: ast.ClassDef, name: str) -> bool:
     for fn in cls.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        for x in ast.walk(fn):
+        for x in walk_cached(fn):
             for t in assigned(x):
                 if (
                     isinstance(t, ast.Attribute)
@@ -49,10 +49,10 @@ def drop_instance_modes(tree: ast.Module, found: list[Finding]) -> list[Finding]
     if not any(f.code == "PL302" for f in found):
         return found
     picks: dict[tuple[int, int], tuple[ast.AST, ast.ClassDef]] = {}
-    for cls in ast.walk(tree):
+    for cls in walk_cached(tree):
         if not isinstance(cls, ast.ClassDef):
             continue
-        for n in ast.walk(cls):
+        for n in walk_cached(cls):
             if isinstance(n, ast.IfExp):
                 picks[(n.lineno, n.col_offset + 1)] = (n.test, cls)
             elif isinstance(n, ast.Subscript):

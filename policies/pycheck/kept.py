@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 
+from .syntax import walk_cached
+
 # Methods that change or read the list in place and return no list of it.
 _IN_PLACE = frozenset(
     {"append", "pop", "clear", "insert", "remove", "extend", "popleft", "appendleft", "index"}
@@ -39,12 +41,12 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 def _bound_in(fn: ast.AST, name: str) -> bool:
     """The function binds the name itself (and does not declare it global)."""
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
             return False
     return any(
         isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-        for n in ast.walk(fn)
+        for n in walk_cached(fn)
     )
 
 
@@ -90,5 +92,5 @@ def never_leaves(lst: ast.expr, tree: ast.Module, parents: dict[int, ast.AST]) -
     ):
         return False  # not a module-level list of this file: an import or a builtin
     return all(
-        _stays(n, parents) for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == lst.id
+        _stays(n, parents) for n in walk_cached(scope) if isinstance(n, ast.Name) and n.id == lst.id
     )

@@ -14,6 +14,7 @@ import ast
 
 from ..meaning import HISTORY_WORDS, words
 from .context import Context
+from .syntax import walk_cached
 
 _HISTORY = HISTORY_WORDS
 _WHY = (
@@ -24,11 +25,11 @@ _WHY = (
 
 
 def check_last_only(tree: ast.Module, ctx: Context) -> None:
-    for loop in ast.walk(tree):
+    for loop in walk_cached(tree):
         if not isinstance(loop, ast.For) or not _history(loop.iter):
             continue
-        item = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-        for n in ast.walk(loop):
+        item = {n.id for n in walk_cached(loop.target) if isinstance(n, ast.Name)}
+        for n in walk_cached(loop):
             if isinstance(n, ast.If) and _tests_last(n.test, loop.iter, item) and _two_forms(n):
                 ctx.flag(n, "PL303", _WHY.format(test=ast.unparse(n.test)[:60]))
 
@@ -45,7 +46,7 @@ def _tests_last(test: ast.expr, seq: ast.expr, item: set[str]) -> bool:
     if isinstance(seq, ast.Call) and seq.args:
         seq = seq.args[0]
     whole = ast.unparse(seq)
-    for n in ast.walk(test):
+    for n in walk_cached(test):
         if isinstance(n, ast.Name) and set(words(n.id)) >= {"is", "last"}:
             return True
         if not isinstance(n, ast.Compare) or not isinstance(n.ops[0], (ast.Eq, ast.Is)):
@@ -71,5 +72,5 @@ def _appends(body: list[ast.stmt]) -> bool:
         and isinstance(n.func, ast.Attribute)
         and n.func.attr in ("append", "extend")
         for stmt in body
-        for n in ast.walk(stmt)
+        for n in walk_cached(stmt)
     )

@@ -19,7 +19,7 @@ from ..choice import picked_model
 from ..meaning import words
 from ..rules import LOWEST_MINIMUM
 from .context import Context
-from .syntax import const_str, dict_get
+from .syntax import const_str, dict_get, walk_cached
 from .taint import DYNAMIC, VOLATILE, Evaluator, Taints, kinds
 
 Piece = tuple[str, int, ast.AST]  # kind, static characters, node
@@ -185,14 +185,14 @@ def _names_a_pick(test: ast.AST) -> bool:
     tools then change with the user's pick inside one conversation."""
     return any(
         picked_model(n.id if isinstance(n, ast.Name) else n.attr)
-        for n in ast.walk(test)
+        for n in walk_cached(test)
         if isinstance(n, (ast.Name, ast.Attribute))
     )
 
 
 def _names_a_mode(test: ast.AST) -> bool:
     """A test that reads a mode or flag by name (`plan_mode`, `self.mode == "ask"`)."""
-    for n in ast.walk(test):
+    for n in walk_cached(test):
         name = (
             n.id if isinstance(n, ast.Name) else (n.attr if isinstance(n, ast.Attribute) else None)
         )

@@ -17,7 +17,7 @@ import ast
 from ..findings import Finding
 from ..meaning import words
 from .context import Context
-from .syntax import callee, const_str, dict_get
+from .syntax import callee, const_str, dict_get, walk_cached
 from .windows import _is_history as is_history
 
 # The last word of a name for what the user keeps changing between turns.
@@ -45,7 +45,7 @@ def _system_dict(node: ast.AST) -> bool:
 
 
 def _system_ahead_of_history(fn: ast.AST) -> bool:
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if (
             isinstance(n, ast.List)
             and any(_system_dict(e) for e in n.elts)
@@ -63,12 +63,12 @@ def check_live_list_in_system(tree: ast.Module, ctx: Context) -> None:
     text = "\n".join(ctx.lines).lower()
     if "system" not in text or not any(w[:-1] in text for w in _LIVE):
         return  # no system prompt or no live list named in the file: skip the walk
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if not _system_ahead_of_history(fn):
             continue
-        for n in ast.walk(fn):
+        for n in walk_cached(fn):
             if not (isinstance(n, ast.Call) and _system_builder(callee(n))):
                 continue
             live = _live_arg(n)
@@ -107,7 +107,9 @@ def check_state_dumped_in_system(tree: ast.Module, ctx: Context) -> None:
     if "dumps" not in "\n".join(ctx.lines):
         return  # nothing serialised here: skip the walk
     builders = {
-        n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        n.name: n
+        for n in walk_cached(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
     told: set[int] = set()
     for fn in builders.values():
@@ -131,7 +133,7 @@ def check_state_dumped_in_system(tree: ast.Module, ctx: Context) -> None:
                 for k in call.keywords
                 if k.arg and isinstance(k.value, ast.Name) and k.value.id in params
             }
-            for n in ast.walk(builder):
+            for n in walk_cached(builder):
                 if not (
                     isinstance(n, ast.Call)
                     and callee(n) == "dumps"
@@ -156,7 +158,7 @@ def _heads_of_history(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[st
     """Names of the system text heading a list that `fn` grows from a parameter it loops over
     (`for turn in history: messages.append(...)`) or spreads a history into."""
     lists: dict[str, ast.List] = {}
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if (
             isinstance(n, (ast.Assign, ast.AnnAssign))
             and isinstance(n.value, ast.List)
@@ -178,9 +180,9 @@ def _heads_of_history(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[st
                 and c.func.attr in {"append", "extend"}
                 and isinstance(c.func.value, ast.Name)
                 and c.func.value.id == name
-                for c in ast.walk(loop)
+                for c in walk_cached(loop)
             )
-            for loop in ast.walk(fn)
+            for loop in walk_cached(fn)
         ) or any(isinstance(e, ast.Starred) and is_history(e.value) for e in lst.elts)
         content = dict_get(lst.elts[0], "content") if isinstance(lst.elts[0], ast.Dict) else None
         if grown and isinstance(content, ast.Name):
@@ -192,7 +194,7 @@ def _builder_calls(fn: ast.FunctionDef | ast.AsyncFunctionDef, heads: set[str]) 
     """The calls whose result `fn` binds to one of `heads`."""
     return [
         n.value
-        for n in ast.walk(fn)
+        for n in walk_cached(fn)
         if isinstance(n, (ast.Assign, ast.AnnAssign))
         and isinstance(n.value, ast.Call)
         and any(

@@ -18,7 +18,7 @@ import ast
 
 from ..meaning import HISTORY_WORDS, SIDE_WORDS, words
 from .context import Context
-from .syntax import const_str
+from .syntax import const_str, walk_cached
 
 # First words of a call that reads the conversation back.
 _LOADS = frozenset({"get", "load", "fetch", "read", "retrieve", "recent", "last", "latest"})
@@ -119,7 +119,7 @@ def _init_consts(tree: ast.Module) -> dict[str, int]:
     (or `self.memory_size = 10`): the instance's cap, keyed `self.memory_size`. An attribute
     bound twice, or to anything else, is left out."""
     seen: dict[str, int | None] = {}
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name != "__init__":
             continue
         params = fn.args.posonlyargs + fn.args.args
@@ -134,7 +134,7 @@ def _init_consts(tree: ast.Module) -> dict[str, int]:
             for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True)
             if d is not None
         )
-        for stmt in ast.walk(fn):
+        for stmt in walk_cached(fn):
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
                 continue
             t = stmt.targets[0]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from .context import Context
+from .syntax import walk_cached
 from .windows import _is_history as is_history
 
 _LOOPS = (ast.While, ast.For, ast.AsyncFor)
@@ -38,13 +39,13 @@ def _grows(loop: ast.stmt, name: str) -> bool:
         and n.func.attr in _GROWS
         and isinstance(n.func.value, ast.Name)
         and n.func.value.id == name
-        for n in ast.walk(loop)
+        for n in walk_cached(loop)
     )
 
 
 def _rebinds(loop: ast.stmt, name: str, after: ast.Call) -> ast.Assign | None:
     """An assignment to `name` in the loop, below the call (so the next request sees it)."""
-    for n in ast.walk(loop):
+    for n in walk_cached(loop):
         if (
             isinstance(n, ast.Assign)
             and n.lineno > after.lineno

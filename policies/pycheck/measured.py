@@ -10,6 +10,7 @@ import ast
 
 from ..findings import Finding
 from ..measured import drop_within, measures_only
+from .syntax import walk_cached
 
 
 def drop_measured(tree: ast.Module, found: list[Finding]) -> list[Finding]:
@@ -17,7 +18,7 @@ def drop_measured(tree: ast.Module, found: list[Finding]) -> list[Finding]:
         return found
     spans = [
         (fn.lineno, fn.end_lineno or fn.lineno)
-        for fn in ast.walk(tree)
+        for fn in walk_cached(tree)
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and measures_only(fn.name)
     ]
     return drop_within(found, spans)

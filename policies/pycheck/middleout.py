@@ -13,7 +13,7 @@ import ast
 
 from ..meaning import MIDDLE_OUT_TEXT, is_middle_out_name
 from .context import Context
-from .syntax import callee
+from .syntax import callee, walk_cached
 
 
 def _middle_out_transform(value: ast.expr) -> bool:
@@ -37,7 +37,7 @@ def _asks_middle_out(n: ast.AST) -> bool:
 def check_middle_out(tree: ast.Module, ctx: Context) -> None:
     if not any("middle" in line.lower() for line in ctx.lines):
         return  # neither shape can be in the file: skip the walk
-    for n in ast.walk(tree):
+    for n in walk_cached(tree):
         if not isinstance(n, (ast.Call, ast.Dict)):
             continue
         what = ""

@@ -30,7 +30,7 @@ from ..meaning import VOLATILE_CODES, words
 from ..reach import sink_line
 from .runonce import _message, _own, _system, message_role
 from .side import _HISTORY_WORDS, _sends
-from .syntax import callee
+from .syntax import callee, walk_cached
 
 _USER_CLASSES = frozenset({"HumanMessage", "UserMessage"})
 # A request's keywords for its system text, its one user text, and what carries a conversation
@@ -46,7 +46,7 @@ _Fn = ast.FunctionDef | ast.AsyncFunctionDef
 def drop_one_shot(tree: ast.Module, found: list[Finding]) -> list[Finding]:
     if not any(f.code in _CODES for f in found):
         return found
-    fns = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    fns = [n for n in walk_cached(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     shots = {id(fn): _one_shot(fn) for fn in fns}
     if not any(shots.values()):
         return found
@@ -54,7 +54,7 @@ def drop_one_shot(tree: ast.Module, found: list[Finding]) -> list[Finding]:
     for fn in fns:
         by_name.setdefault(fn.name, []).append(fn)
     calls: dict[int, set[str]] = {}  # line -> names of this file's functions called there
-    for node in ast.walk(tree):
+    for node in walk_cached(tree):
         if isinstance(node, ast.Call):
             name = callee(node)
             if name in by_name:
@@ -173,7 +173,7 @@ def _short_fresh(elts: list[ast.expr], bound: dict[str, list[ast.expr]]) -> bool
         return False
     if not all(_system(i) for i in items[:-1]) or not (_system(items[-1]) or _user(items[-1])):
         return False
-    return not any(_history(n) for i in items for n in ast.walk(i) if isinstance(n, ast.expr))
+    return not any(_history(n) for i in items for n in walk_cached(i) if isinstance(n, ast.expr))
 
 
 def _receiver(call: ast.Call) -> ast.expr | None:
@@ -187,7 +187,7 @@ def _appended(fn: _Fn, nodes: list[ast.AST]) -> dict[str, list[ast.Call]]:
     grown by replies. A name also grown any other way (in a loop, by `extend`, by a message
     that comes from elsewhere) is left out, so its list stays unknown."""
     loops = [n for n in nodes if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
-    inside = {id(x) for loop in loops for x in ast.walk(loop)}
+    inside = {id(x) for loop in loops for x in walk_cached(loop)}
     out: dict[str, list[ast.Call]] = {}
     spoilt: set[str] = set()
     for node in nodes:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from .context import Context
-from .syntax import const_str
+from .syntax import const_str, walk_cached
 from .taint import CODE_OF, VOLATILE, Evaluator
 
 _BUILDERS = frozenset({"from_messages", "from_template"})
@@ -40,7 +40,7 @@ def check_volatile_partials(tree: ast.Module, ctx: Context) -> None:
         ):
             bound[stmt.targets[0].id] = stmt.value
     ev: Evaluator | None = None
-    for node in ast.walk(tree):
+    for node in walk_cached(tree):
         if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -71,7 +71,7 @@ def _called_body(
     if isinstance(value, ast.Name) and value.id in funcs:
         return [
             n.value
-            for n in ast.walk(funcs[value.id])
+            for n in walk_cached(funcs[value.id])
             if isinstance(n, ast.Return) and n.value is not None
         ]
     return []
@@ -89,7 +89,7 @@ def _chat_template(node: ast.expr, bound: dict[str, ast.expr]) -> bool:
         and node.func.attr in _BUILDERS
     ):
         return False
-    for n in ast.walk(node):
+    for n in walk_cached(node):
         if isinstance(n, ast.Call):
             f = n.func
             name = (

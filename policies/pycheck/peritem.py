@@ -16,11 +16,11 @@ import ast
 from ..findings import Finding
 from ..meaning import names_party, names_prompt_start
 from .context import Context
-from .syntax import callee
+from .syntax import callee, walk_cached
 
 
 def _names(target: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return {n.id for n in walk_cached(target) if isinstance(n, ast.Name)}
 
 
 def _body_nodes(loop: ast.For | ast.AsyncFor) -> list[ast.AST]:
@@ -37,7 +37,7 @@ def _body_nodes(loop: ast.For | ast.AsyncFor) -> list[ast.AST]:
 
 
 def check_per_item(tree: ast.Module, ctx: Context) -> None:
-    for loop in ast.walk(tree):
+    for loop in walk_cached(tree):
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             continue
         items = _names(loop.target)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from ..meaning import words
 from .context import Context
-from .syntax import last_name, operands, walk_no_defs
+from .syntax import last_name, operands, walk_cached, walk_no_defs
 
 _CURRENT = frozenset({"cur", "current", "latest", "incoming", "pending"})
 _MESSAGE = frozenset(
@@ -37,7 +37,7 @@ def _name(node: ast.AST) -> str | None:
 
 
 def _reads_current(node: ast.AST) -> bool:
-    for n in ast.walk(node):
+    for n in walk_cached(node):
         name = _name(n)
         if name is not None:
             ws = set(words(name))
@@ -57,7 +57,9 @@ def _is_history(node: ast.AST) -> bool:
 def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """Module functions and methods by their own name (a method is called as `self.name()`)."""
     return {
-        n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        n.name: n
+        for n in walk_cached(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
 
 
@@ -66,7 +68,7 @@ def _per_request(fns: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> set[
     calls = {
         name: {
             c
-            for n in ast.walk(fn)
+            for n in walk_cached(fn)
             if isinstance(n, ast.Call)
             and (c := _name(n.func)) is not None
             and c in fns
@@ -86,7 +88,7 @@ def _per_request(fns: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> set[
 
 
 def _calls_any(node: ast.AST, names: set[str]) -> str | None:
-    for n in ast.walk(node):
+    for n in walk_cached(node):
         if isinstance(n, ast.Call) and (c := _name(n.func)) in names:
             return c
     return None
@@ -97,7 +99,7 @@ def _field_order(cls: ast.ClassDef) -> list[str] | None:
     for fn in cls.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        for n in ast.walk(fn):
+        for n in walk_cached(fn):
             if isinstance(n, ast.Return) and n.value is not None:
                 parts = operands(n.value)
                 if (

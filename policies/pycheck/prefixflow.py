@@ -32,7 +32,7 @@ from ..findings import Finding
 from ..meaning import HISTORY_WORDS, names_request, words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .context import Context
-from .syntax import callee, const_str, dict_get, last_name
+from .syntax import callee, const_str, dict_get, last_name, walk_cached
 
 Fn = ast.FunctionDef | ast.AsyncFunctionDef
 _COPY_CALLS = frozenset({"list", "copy", "deepcopy", "tuple"})
@@ -50,10 +50,10 @@ def _names(node: ast.AST | None) -> set[str]:
     """The names a value reads (not the functions it calls by name)."""
     if node is None:
         return set()
-    called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    called = {id(n.func) for n in walk_cached(node) if isinstance(n, ast.Call)}
     return {
         n.id
-        for n in ast.walk(node)
+        for n in walk_cached(node)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in called
     }
 
@@ -122,18 +122,18 @@ def _read_from(value: ast.AST | None, made: set[str]) -> _Read | None:
     of functions called by name are no read."""
     if value is None:
         return None
-    called = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+    called = {id(n.func) for n in walk_cached(value) if isinstance(n, ast.Call)}
     # `opts.system_prompt` beside `opts.user_message`: the caller's own setting for the whole
     # conversation, not content of this request.
     settled = {
         id(n.value)
-        for n in ast.walk(value)
+        for n in walk_cached(value)
         if (isinstance(n, ast.Attribute) and set(words(n.attr)) & _SETTLED)
         # `msg["tools"]`: the tool list the request carries, passed on as it came
         or (isinstance(n, ast.Subscript) and set(words(const_str(n.slice) or "")) & _SETTLED)
     }
     keyed = any("[" in m for m in made)  # a history read by its key: `self.chats[cid]`
-    for n in ast.walk(value):
+    for n in walk_cached(value):
         if id(n) in called or id(n) in settled:
             continue
         if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
@@ -256,7 +256,7 @@ def _is_last(index: ast.expr, name: str) -> bool:
         and isinstance(n.func, ast.Name)
         and n.func.id == "len"
         and _names(n) == {name}
-        for n in ast.walk(index)
+        for n in walk_cached(index)
     )
 
 
@@ -297,7 +297,7 @@ class _Function:
             if grown is not None:
                 self.fed.setdefault(grown[0], []).append(grown[1])
             if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
-                self.loop_vars |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}
+                self.loop_vars |= {x.id for x in walk_cached(n.target) if isinstance(x, ast.Name)}
 
     @staticmethod
     def _targets(n: ast.AST) -> list[str]:
@@ -307,7 +307,7 @@ class _Function:
             ts = [n.target]
         else:
             return []
-        return [x.id for t in ts for x in ast.walk(t) if isinstance(x, ast.Name)]
+        return [x.id for t in ts for x in walk_cached(t) if isinstance(x, ast.Name)]
 
     def requests(self) -> Iterator[tuple[ast.Call | ast.Return, ast.expr]]:
         """Each call given `messages=`, with what it is given; and each return of a message
@@ -404,13 +404,13 @@ class _Function:
         m[0].role != "system":`): a head put in once, not before every request."""
         return any(
             isinstance(n, ast.If)
-            and any(w is write for stmt in n.body for w in ast.walk(stmt))
+            and any(w is write for stmt in n.body for w in walk_cached(stmt))
             and any(
                 isinstance(t, ast.Subscript)
                 and isinstance(t.value, ast.Name)
                 and t.value.id == name
                 and _is_first(t.slice)
-                for t in ast.walk(n.test)
+                for t in walk_cached(n.test)
             )
             for n in self.nodes
         )
@@ -457,12 +457,12 @@ class _Function:
             if not n.lineno <= line <= (n.end_lineno or n.lineno):
                 continue
             if isinstance(n, (ast.For, ast.AsyncFor)):
-                out |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}
-            for st in ast.walk(n):
+                out |= {x.id for x in walk_cached(n.target) if isinstance(x, ast.Name)}
+            for st in walk_cached(n):
                 value = getattr(st, "value", None)
                 if isinstance(st, ast.Assign) and value is not None and self.answers(value):
                     out |= {
-                        x.id for t in st.targets for x in ast.walk(t) if isinstance(x, ast.Name)
+                        x.id for t in st.targets for x in walk_cached(t) if isinstance(x, ast.Name)
                     }
         return out
 
@@ -473,7 +473,7 @@ class _Function:
             if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and (
                 n.lineno <= line <= (n.end_lineno or n.lineno)
             ):
-                for c in ast.walk(n):
+                for c in walk_cached(n):
                     if (
                         isinstance(c, ast.Call)
                         and isinstance(c.func, ast.Attribute)
@@ -626,12 +626,12 @@ def _replays(loop: ast.For | ast.AsyncFor, name: str, history: set[str]) -> bool
     over what is named for one: `conversation_history`, `past_messages`) and appends, for each
     stored row, a message made from that row (`m.append({"role": r, "content": row["text"]})`).
     Those messages are the history itself, and what is appended after the loop comes after it."""
-    named = any(set(words(last_name(x))) & HISTORY_WORDS for x in ast.walk(loop.iter))
+    named = any(set(words(last_name(x))) & HISTORY_WORDS for x in walk_cached(loop.iter))
     if not (named or _reads_history(loop.iter, history)):
         return False
     # The row, and the locals each pass makes (`name = row.get("customer_name")`).
     rows = {
-        x.id for x in ast.walk(loop) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)
+        x.id for x in walk_cached(loop) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)
     }
     return any(
         (m := _method(n, name)) is not None
@@ -639,7 +639,7 @@ def _replays(loop: ast.For | ast.AsyncFor, name: str, history: set[str]) -> bool
         and len(m[1]) == 1
         and isinstance(m[1][0], ast.Dict)
         and bool(rows & _names(m[1][0]))
-        for n in ast.walk(loop)
+        for n in walk_cached(loop)
     )
 
 
@@ -650,7 +650,7 @@ def _reads_history(value: ast.expr, history: set[str]) -> bool:
         isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
         and ast.unparse(n) in history
         and not ast.unparse(n).isupper()  # a module's constant list: fixed examples
-        for n in ast.walk(value)
+        for n in walk_cached(value)
     )
 
 
@@ -680,7 +680,7 @@ def _finding(ctx: Context, node: ast.AST, code: str, message: str) -> Finding:
 def check_prefix_flow(tree: ast.Module, ctx: Context) -> list[Finding]:
     """The writes that break the prefix of the lists and system prompts sent."""
     out: list[Finding] = []
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         f = _Function(fn, ctx)
@@ -740,14 +740,14 @@ def _system_from_request(
         # A list written out in the call: `[*history, ...]`, `[m for m in history if ...]`.
         inner = {
             x.id
-            for g in ast.walk(given)
+            for g in walk_cached(given)
             if isinstance(g, ast.comprehension)
-            for x in ast.walk(g.target)
+            for x in walk_cached(g.target)
             if isinstance(x, ast.Name)
         }
         history = {
             x
-            for e in ast.walk(given)
+            for e in walk_cached(given)
             if isinstance(e, (ast.Starred, ast.comprehension))
             for x in _sources(e.value if isinstance(e, ast.Starred) else e.iter)
         } - inner
@@ -817,7 +817,7 @@ def _tools_from_request(
             if (
                 isinstance(n, ast.If)
                 and n.lineno < call.lineno
-                and any(_method(b, given.id) is not None for s in n.body for b in ast.walk(s))
+                and any(_method(b, given.id) is not None for s in n.body for b in walk_cached(s))
                 and (hit := _read_from(n.test, made))
             ):
                 return [_finding(ctx, hit.node, "PL302", _TOOLS_PICKED.format(hit.text))]

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from ..meaning import words
 from .callers import main_guard
 from .reach import REQUEST_LIKE
-from .syntax import assigned
+from .syntax import assigned, walk_cached
 
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
 # A call of a function: the function it is made in (None: a module's own code), the names
@@ -189,7 +189,7 @@ class ProjectReach:
         key = (path, fn.lineno, depth)
         if key not in self._sends:
             self._sends[key] = False  # a recursive call sends what the rest of the body sends
-            self._sends[key] = self._nodes_send(path, list(ast.walk(fn)), fn.name, depth)
+            self._sends[key] = self._nodes_send(path, list(walk_cached(fn)), fn.name, depth)
         return self._sends[key]
 
     def _nodes_send(self, path: str, nodes: list[ast.AST], own: str, depth: int) -> bool:
@@ -221,7 +221,7 @@ class ProjectReach:
             n
             for stmt in tree.body
             if isinstance(stmt, ast.If) and main_guard(stmt.test)
-            for n in ast.walk(stmt)
+            for n in walk_cached(stmt)
         ]
         return self._nodes_send(path, nodes, "", 0)
 
@@ -345,11 +345,11 @@ def _keeps_elsewhere(fn: _Fn) -> bool:
     `self.history.append(m)`), in what a parameter holds (`state["messages"] = kept`), in a
     global or an enclosing function's name."""
     params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
-    for node in ast.walk(fn):
+    for node in walk_cached(fn):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             return True
         for t in assigned(node):
-            for sub in ast.walk(t):
+            for sub in walk_cached(t):
                 if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
                     return True
                 if isinstance(sub, ast.Subscript) and _root_name(sub) in params:

@@ -27,6 +27,7 @@ from ..reach import (
     records_only,
     sink_line,
 )
+from .syntax import walk_cached
 
 if TYPE_CHECKING:
     from .projectreach import ProjectReach
@@ -183,7 +184,7 @@ class _Index:
             return False
         filled = {
             n.func.value.id
-            for n in ast.walk(loop)
+            for n in walk_cached(loop)
             if isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute)
             and n.func.attr in ("append", "insert", "extend", "appendleft")
@@ -383,7 +384,7 @@ def _marked_for_caching(call: ast.Call) -> bool:
     """`cache_control=` or `prompt_cache_key=` given, or a block with a `cache_control` key."""
     if any(k.arg in _CACHE_MARKS for k in call.keywords):
         return True
-    return any(isinstance(n, ast.Constant) and n.value in _CACHE_MARKS for n in ast.walk(call))
+    return any(isinstance(n, ast.Constant) and n.value in _CACHE_MARKS for n in walk_cached(call))
 
 
 def _joined(value: ast.expr, names: set[str]) -> bool:
@@ -409,7 +410,7 @@ def _callee(call: ast.Call) -> str | None:
 
 
 def _names(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk_cached(node))
 
 
 def _own_nodes(fn: _Fn) -> list[ast.AST]:

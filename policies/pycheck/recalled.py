@@ -25,7 +25,7 @@ from ..meaning import identity_name, words
 from .context import Context
 from .retrieved import _retrieved_name
 from .side import _class_role
-from .syntax import const_str, last_name
+from .syntax import const_str, last_name, walk_cached
 
 Fn = ast.FunctionDef | ast.AsyncFunctionDef
 # Words of a call that reads a memory or retrieves for this turn.
@@ -89,7 +89,7 @@ def _memory_field(node: ast.AST) -> bool:
 
 def _source(value: ast.AST) -> ast.AST | None:
     """The first memory read inside a value, if any (not inside a nested function)."""
-    for n in ast.walk(value):
+    for n in walk_cached(value):
         if isinstance(n, ast.Lambda):
             continue
         if _recall_call(n) or _memory_field(n):
@@ -136,7 +136,7 @@ def _carriers(nodes: list[ast.AST]) -> dict[str, list[ast.AST]]:
             if src is None:
                 continue
             names = (
-                [t.id for t in ast.walk(target) if isinstance(t, ast.Name)]
+                [t.id for t in walk_cached(target) if isinstance(t, ast.Name)]
                 if isinstance(target, (ast.Name, ast.Tuple, ast.List))
                 else []
             )
@@ -156,7 +156,7 @@ def _read_in(value: ast.AST, carriers: dict[str, list[ast.AST]], line: int) -> a
     src = _source(value)
     if src is not None:
         return src
-    for n in ast.walk(value):
+    for n in walk_cached(value):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in carriers:
             before = [s for s in carriers[n.id] if getattr(s, "lineno", 0) <= line]
             if before:
@@ -217,7 +217,7 @@ def _builder(fn: Fn) -> bool:
 
 def _called_per_turn(name: str, tree: ast.Module) -> bool:
     """`name` is called in a function of the module other than a setup function."""
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name not in _SETUP:
             for n in _body(fn):
                 if isinstance(n, ast.Call) and last_name(n.func) == name and fn.name != name:
@@ -229,7 +229,7 @@ def check_recalled_in_system(tree: ast.Module, ctx: Context, found: list[Finding
     """The findings to add to `found`: one a function, none in a function where `found`
     already holds a PL304."""
     out: list[Finding] = []
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         end = fn.end_lineno or fn.lineno

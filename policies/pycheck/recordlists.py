@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from ..meaning import words
-from .syntax import const_str, dotted
+from .syntax import const_str, dotted, walk_cached
 
 _MESSAGE_KEYS = frozenset({"role", "content", "text", "parts", "message", "messages"})
 # Words of a key that holds one side of an exchange (`{"question": q, "answer": a}`,
@@ -46,7 +46,7 @@ def holds_records(lst: ast.expr, tree: ast.Module) -> bool:
     if name is None:
         return False
     grown = 0
-    for node in ast.walk(tree):
+    for node in walk_cached(tree):
         if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)

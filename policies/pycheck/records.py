@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from .syntax import const_str
+from .syntax import const_str, walk_cached
 
 _STAMPS = frozenset({"created_at", "updated_at", "createdAt", "updatedAt"})
 
@@ -37,5 +37,5 @@ def is_record(value: ast.expr, fn: ast.AST | None) -> bool:
         isinstance(n, ast.Assign)
         and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)
         and _record(n.value)
-        for n in ast.walk(fn)
+        for n in walk_cached(fn)
     )

@@ -18,6 +18,7 @@ import ast
 from ..findings import Finding
 from ..meaning import words
 from .context import Context
+from .syntax import walk_cached
 
 _RETRIEVED = frozenset({"context", "results", "memories", "documents", "chunks", "passages"})
 _SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions"})
@@ -35,7 +36,7 @@ def _retrieved_name(name: str) -> bool:
 def _sent_systems(fn: ast.AST) -> set[str]:
     """The names a request of `fn` sends as its system prompt beside a history."""
     out = set()
-    for c in ast.walk(fn):
+    for c in walk_cached(fn):
         if not isinstance(c, ast.Call):
             continue
         kws = {k.arg: k.value for k in c.keywords if k.arg}
@@ -48,7 +49,7 @@ def _sent_systems(fn: ast.AST) -> set[str]:
                 out.add(v.id)
     # `[{"role": "system", "content": system_prompt}, *history]`: a literal list whose system
     # message comes before a history spread into it
-    for lst in ast.walk(fn):
+    for lst in walk_cached(fn):
         if not (isinstance(lst, ast.List) and len(lst.elts) >= 2):
             continue
         if not any(isinstance(e, ast.Starred) for e in lst.elts[1:]):
@@ -83,9 +84,9 @@ def _system_content(node: ast.expr) -> ast.expr | None:
 
 def _fetched(fn: ast.AST, name: str) -> bool:
     """`name` is bound in `fn` to a call's result (awaited or not)."""
-    for a in ast.walk(fn):
+    for a in walk_cached(fn):
         if isinstance(a, ast.Assign) and any(
-            isinstance(n, ast.Name) and n.id == name for t in a.targets for n in ast.walk(t)
+            isinstance(n, ast.Name) and n.id == name for t in a.targets for n in walk_cached(t)
         ):  # `ctx = search(q)` or `status, ids, ctx = await recall(q)`
             v = a.value.value if isinstance(a.value, ast.Await) else a.value
             if isinstance(v, ast.Call):
@@ -99,7 +100,7 @@ def check_retrieved_in_system(
     """The findings to add to `found`: one a function, none where `found` already holds a
     PL304 in it (the retrieval reported where it is made)."""
     out: list[Finding] = []
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         systems = _sent_systems(fn)
@@ -108,7 +109,7 @@ def check_retrieved_in_system(
             f.code == "PL304" and fn.lineno <= f.line <= end for f in found + out
         ):
             continue
-        for a in ast.walk(fn):
+        for a in walk_cached(fn):
             target: ast.expr
             if isinstance(a, ast.AugAssign) and isinstance(a.op, ast.Add):
                 target, value = a.target, a.value
@@ -121,7 +122,7 @@ def check_retrieved_in_system(
             hit = next(
                 (
                     x
-                    for x in ast.walk(value)
+                    for x in walk_cached(value)
                     if isinstance(x, ast.Name) and _retrieved_name(x.id) and _fetched(fn, x.id)
                 ),
                 None,

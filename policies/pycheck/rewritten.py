@@ -16,7 +16,7 @@ import ast
 from ..meaning import HISTORY_WORDS, words
 from .context import Context
 from .side import _sends as is_send
-from .syntax import count_from_end, last_name, walk_no_defs
+from .syntax import count_from_end, last_name, walk_cached, walk_no_defs
 
 _WHY = (
     "an earlier message of `{name}` is replaced by its position (`{target}`): it was sent "
@@ -26,7 +26,7 @@ _WHY = (
 
 
 def check_rewritten(tree: ast.Module, ctx: Context) -> None:
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         popped: dict[str, int] = {}  # the history popped, by its text, at its first line

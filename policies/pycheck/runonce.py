@@ -17,7 +17,7 @@ import ast
 from ..findings import Finding
 from ..meaning import VOLATILE_CODES
 from ..reach import sink_line
-from .syntax import callee, dict_get
+from .syntax import callee, dict_get, walk_cached
 
 _VOLATILE = frozenset(VOLATILE_CODES.values())
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
@@ -55,7 +55,7 @@ def drop_run_once(tree: ast.Module, found: list[Finding]) -> list[Finding]:
 
 
 def _functions(tree: ast.Module) -> list[_Fn]:
-    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return [n for n in walk_cached(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
 def _starts_conversation(fn: _Fn) -> set[int]:
@@ -81,7 +81,7 @@ def _starts_conversation(fn: _Fn) -> set[int]:
             fresh.add(node.targets[0].id)
             fed |= set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
             first = (_items(node.value) or [node.value])[0]
-            read |= {n.id for n in ast.walk(first) if isinstance(n, ast.Name)}
+            read |= {n.id for n in walk_cached(first) if isinstance(n, ast.Name)}
     if not fresh:
         return set()
     for name in read:

@@ -19,6 +19,7 @@ from ..findings import Finding
 from ..meaning import VOLATILE_CODES
 from .callers import serves
 from .projectreach import sends_here
+from .syntax import walk_cached
 
 _VOLATILE = frozenset(VOLATILE_CODES.values())
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -33,7 +34,7 @@ def drop_script_run(tree: ast.Module, found: list[Finding]) -> list[Finding]:
         return found
     inside = [
         (n.lineno, n.end_lineno or n.lineno)
-        for n in ast.walk(tree)
+        for n in walk_cached(tree)
         if isinstance(n, _LOOPS + _DEFS)
     ]
     return [

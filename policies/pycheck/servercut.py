@@ -12,6 +12,7 @@ import ast
 
 from ..servercut import REQUEST_KEYS, server_cut, server_cut_message
 from .context import Context
+from .syntax import walk_cached
 
 _KEY = "context_management"
 
@@ -19,7 +20,7 @@ _KEY = "context_management"
 def _edit_types(value: ast.expr) -> list[str]:
     """The `type` strings of the edits asked for, wherever they are nested."""
     out = []
-    for n in ast.walk(value):
+    for n in walk_cached(value):
         if isinstance(n, ast.Dict):
             for k, v in zip(n.keys, n.values, strict=True):
                 if (
@@ -61,7 +62,7 @@ def _asked(n: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
 def check_server_cut(tree: ast.Module, ctx: Context) -> None:
     if not any(_KEY in line for line in ctx.lines):
         return  # the parameter is not written in the file: skip the walk
-    for n in ast.walk(tree):
+    for n in walk_cached(tree):
         for at, value in _asked(n):
             kind = server_cut(_edit_types(value))
             if kind is None:

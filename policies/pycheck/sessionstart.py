@@ -15,6 +15,7 @@ import ast
 
 from ..findings import Finding
 from ..meaning import VOLATILE_CODES, words
+from .syntax import walk_cached
 
 _VOLATILE = frozenset(VOLATILE_CODES.values())
 # Words of a class whose instance is one conversation (`ChatSession`, `ConversationState`).
@@ -27,7 +28,7 @@ def drop_session_starts(tree: ast.Module, found: list[Finding], lines: list[str]
     ):
         return found  # the common case, without a walk
     spans: dict[str, tuple[int, int]] = {}
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             # A name defined twice is ambiguous: keep its findings.
             spans[fn.name] = (-1, -1) if fn.name in spans else (fn.lineno, fn.end_lineno or 0)

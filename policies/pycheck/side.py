@@ -18,7 +18,7 @@ import ast
 
 from ..meaning import SIDE_WORDS, words
 from .context import Context
-from .syntax import callee, last_name, names_in, operands, walk_no_defs
+from .syntax import callee, last_name, names_in, operands, walk_cached, walk_no_defs
 
 _HISTORY_WORDS = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat", "done"}
@@ -95,7 +95,7 @@ def _side_named(fn: ast.FunctionDef | ast.AsyncFunctionDef, system: ast.AST) -> 
         fn.name,
         *(
             n.value
-            for n in ast.walk(system)
+            for n in walk_cached(system)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 60
         ),
     ]
@@ -146,7 +146,7 @@ def _history_text(fn: ast.AST) -> set[str]:
     for node in walk_no_defs(fn):
         if isinstance(node, (ast.For, ast.AsyncFor)) and _is_history(node.iter):
             items = names_in(node.target)
-            for sub in ast.walk(node):
+            for sub in walk_cached(node):
                 if (
                     isinstance(sub, (ast.AugAssign, ast.Assign))
                     and names_in(sub.value) & items
@@ -161,7 +161,7 @@ def _history_text(fn: ast.AST) -> set[str]:
             and not isinstance(node.value, (ast.List, ast.Dict))
             and any(
                 isinstance(n, (ast.Name, ast.Attribute)) and _is_history(n)
-                for n in ast.walk(node.value)
+                for n in walk_cached(node.value)
             )
             and not _cuts_each(node.value)
             and not _one_message(node.value)
@@ -175,14 +175,14 @@ def _one_message(value: ast.expr) -> bool:
     the newest (or first) message alone, which is no conversation resent, whatever the
     request it goes into."""
     picked: set[int] = set()
-    for n in ast.walk(value):
+    for n in walk_cached(value):
         if isinstance(n, ast.Subscript) and _position(n.slice):
-            picked |= {id(m) for m in ast.walk(n.value)}
+            picked |= {id(m) for m in walk_cached(n.value)}
         if isinstance(n, ast.IfExp):  # `... if user_messages else ""`: a test, not text
-            picked |= {id(m) for m in ast.walk(n.test)}
+            picked |= {id(m) for m in walk_cached(n.test)}
     return all(
         id(n) in picked
-        for n in ast.walk(value)
+        for n in walk_cached(value)
         if isinstance(n, (ast.Name, ast.Attribute)) and _is_history(n)
     )
 
@@ -199,7 +199,7 @@ def _cuts_each(value: ast.expr) -> bool:
     history[-5:]`, `truncate(m.content, 500)`): excerpts of the recent turns handed to a side
     request (a classifier, an extractor), which the labels count as no breaker, not the
     conversation resent."""
-    for n in ast.walk(value):
+    for n in walk_cached(value):
         if (
             isinstance(n, ast.Subscript)
             and isinstance(n.slice, ast.Slice)
@@ -257,7 +257,7 @@ def _dropped_for_side_task(call: ast.Call) -> ast.expr | None:
         )
         named = [
             n.id if isinstance(n, ast.Name) else n.attr
-            for n in ast.walk(v.test)
+            for n in walk_cached(v.test)
             if isinstance(n, (ast.Name, ast.Attribute))
         ]
         if empty and any(set(words(x)) & SIDE_WORDS for x in named):
@@ -276,7 +276,7 @@ def _sends(call: ast.Call) -> bool:
 
 
 def check_side_requests(tree: ast.Module, ctx: Context) -> None:
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         lists: dict[str, ast.List] = {}

@@ -27,7 +27,7 @@ from .context import Context
 from .fixes import MoveFix, taint_fix
 from .layout import LayoutCheck
 from .records import is_record
-from .syntax import const_str, dict_get, dict_keys, dotted, walk_no_defs
+from .syntax import const_str, dict_get, dict_keys, dotted, walk_cached, walk_no_defs
 from .taint import CODE_OF, RENDERED, VOLATILE, Evaluator, Taint, Taints, drop
 from .trailing import Trailing
 from .windows import _is_history as is_history
@@ -494,7 +494,7 @@ class SinkCheck:
         fn = self.ctx.scope.fn
         if fn is None:
             return bool(names)  # a module's list: where it grows is not walked here
-        return bool(names) and any(_grows(n, names) for n in ast.walk(fn))
+        return bool(names) and any(_grows(n, names) for n in walk_cached(fn))
 
     def _one_off_body(self, kw: dict[str, ast.expr]) -> bool:
         """A request whose messages are a literal list of user messages only
@@ -512,7 +512,9 @@ class SinkCheck:
         if lst is None and isinstance(msgs, ast.Name):
             lst = self.ctx.scope.list_literals.get(msgs.id)
             fn = self.ctx.scope.fn
-            if lst is not None and (fn is None or any(_grows(n, {msgs.id}) for n in ast.walk(fn))):
+            if lst is not None and (
+                fn is None or any(_grows(n, {msgs.id}) for n in walk_cached(fn))
+            ):
                 return False
         return lst is not None and bool(lst.elts) and all(_role_of(e) == "user" for e in lst.elts)
 
@@ -679,7 +681,7 @@ def _carries_history(value: ast.expr) -> bool:
         isinstance(n, ast.Name) and set(words(n.id)) & _CONVERSATION
         for part in value.values
         if isinstance(part, ast.FormattedValue)
-        for n in ast.walk(part.value)
+        for n in walk_cached(part.value)
     )
 
 
@@ -731,7 +733,7 @@ def _grows(node: ast.AST, names: set[str]) -> bool:
     if isinstance(node, ast.AugAssign):
         return isinstance(node.target, ast.Name) and node.target.id in names
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp):
-        used = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+        used = {n.id for n in walk_cached(node.value) if isinstance(n, ast.Name)}
         bound = {t.id for t in node.targets if isinstance(t, ast.Name)}
         return bool(bound & names & used)
     return False

@@ -11,13 +11,14 @@ import ast
 
 from ..meaning import words
 from .context import Context
+from .syntax import walk_cached
 
 # A step counter of an agent loop: `turn_count`, `step`, `iteration`.
 _STEP = frozenset({"turn", "step", "steps", "iteration", "iter", "round", "attempt"})
 
 
 def _step_in(test: ast.expr) -> str | None:
-    for n in ast.walk(test):
+    for n in walk_cached(test):
         name = n.id if isinstance(n, ast.Name) else (n.attr if isinstance(n, ast.Attribute) else "")
         if name and set(words(name)) & _STEP:
             return name
@@ -40,10 +41,10 @@ def _model_value(n: ast.AST) -> ast.expr | None:
 
 
 def check_model_per_step(tree: ast.Module, ctx: Context) -> None:
-    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
+    loops = [n for n in walk_cached(tree) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
     seen: set[int] = set()
     for loop in loops:
-        for n in ast.walk(loop):
+        for n in walk_cached(loop):
             if id(n) in seen:
                 continue
             seen.add(id(n))

@@ -13,17 +13,20 @@ import ast
 
 from ..stepstate import is_progress, is_prompt_text, is_system_builder, step_state_message
 from .context import Context
+from .syntax import walk_cached
 
 
 def _names(node: ast.AST | None) -> set[str]:
-    return {x.id for x in ast.walk(node) if isinstance(x, ast.Name)} if node is not None else set()
+    return (
+        {x.id for x in walk_cached(node) if isinstance(x, ast.Name)} if node is not None else set()
+    )
 
 
 def _derived(fn: ast.FunctionDef | ast.AsyncFunctionDef, seed: set[str]) -> set[str]:
     """The locals bound from the step, to a fixed point."""
     binds = [
         (t.id, a.value)
-        for a in ast.walk(fn)
+        for a in walk_cached(fn)
         if isinstance(a, ast.Assign)
         for t in a.targets
         if isinstance(t, ast.Name)
@@ -53,7 +56,7 @@ def _prompt_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]
     """What the builder writes into its text: `prompt += ...`, a prompt-named local's value,
     an item appended to a list of parts, and what it returns."""
     out: list[ast.expr] = []
-    for x in ast.walk(fn):
+    for x in walk_cached(fn):
         value = _written(x)
         if value is not None:
             out.append(value)
@@ -67,7 +70,7 @@ def _prompt_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]
 
 
 def check_step_state(tree: ast.Module, ctx: Context) -> None:
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if not is_system_builder(fn.name):
@@ -79,7 +82,7 @@ def check_step_state(tree: ast.Module, ctx: Context) -> None:
         names = _derived(fn, seed)
         for write in sorted(_prompt_writes(fn), key=lambda n: (n.lineno, n.col_offset)):
             hit = next(
-                (x for x in ast.walk(write) if isinstance(x, ast.Name) and x.id in names), None
+                (x for x in walk_cached(write) if isinstance(x, ast.Name) and x.id in names), None
             )
             if hit is None:
                 continue

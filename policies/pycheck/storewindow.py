@@ -25,7 +25,7 @@ import ast
 from ..meaning import words
 from ..sqlwindow import newest_capped
 from .context import Context
-from .syntax import const_str
+from .syntax import const_str, walk_cached
 
 # Table or model words of stored messages (`messages`, `ChatMessage`, `chat_history`); not a
 # list of chats or conversations (a sidebar of recent chats is no window).
@@ -50,7 +50,7 @@ def check_store_windows(tree: ast.Module, ctx: Context) -> None:
         "desc" in line or "DESC" in line or "order_by" in line for line in ctx.lines
     ):
         return
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         fn_sent = bool(set(words(fn.name)) & _SENT) or _builds_messages(fn)
@@ -67,17 +67,17 @@ def _check_rows_made_messages(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: C
     list are named (the shape says they are the replayed history)."""
     walked = {
         _iterated_name(loop.iter)
-        for loop in ast.walk(fn)
+        for loop in walk_cached(fn)
         if isinstance(loop, (ast.For, ast.AsyncFor)) and _builds_messages_in(loop.body)
     }
     walked.discard(None)
-    for stmt in ast.walk(fn):
+    for stmt in walk_cached(fn):
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
             continue
         target = stmt.targets[0]
         if not isinstance(target, ast.Name) or target.id not in walked:
             continue
-        for n in ast.walk(stmt.value):
+        for n in walk_cached(stmt.value):
             if (
                 isinstance(n, ast.expr)
                 and _orm_window(n) is None
@@ -114,7 +114,7 @@ def _builds_messages_in(body: list[ast.stmt]) -> bool:
     return any(
         isinstance(n, ast.Dict) and any(k is not None and const_str(k) == "role" for k in n.keys)
         for stmt in body
-        for n in ast.walk(stmt)
+        for n in walk_cached(stmt)
     )
 
 
@@ -123,12 +123,12 @@ def _check_slice_projections(tree: ast.Module, ctx: Context) -> None:
     projection that returns only the newest `limit` stored messages, in a function named for
     the history or one that builds chat messages. The store's own window, as a SQL `ORDER BY
     ... DESC LIMIT` is."""
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if not (set(words(fn.name)) & _SENT or _builds_messages(fn)):
             continue
-        for call in ast.walk(fn):
+        for call in walk_cached(fn):
             if not (
                 isinstance(call, ast.Call)
                 and isinstance(call.func, ast.Attribute)
@@ -163,14 +163,14 @@ def _check_statement(stmt: ast.stmt, fn_sent: bool, ctx: Context) -> None:
     target_sent = isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
         set(words(n.id)) & _SENT
         for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
-        for n in ast.walk(t)
+        for n in walk_cached(t)
         if isinstance(n, ast.Name)
     )
     for node in ast.iter_child_nodes(stmt):
         if isinstance(node, ast.stmt):
             _check_statement(node, fn_sent, ctx)
             continue
-        for n in ast.walk(node):
+        for n in walk_cached(node):
             if isinstance(n, ast.Constant) and isinstance(n.value, str):
                 found = newest_capped(n.value)
                 if found is None or not _stored(found[0]) or not (fn_sent or target_sent):
@@ -190,7 +190,7 @@ def _builds_messages(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """The function turns what it reads into chat messages (`{"role": r, "content": c}`)."""
     return any(
         isinstance(n, ast.Dict) and any(k is not None and const_str(k) == "role" for k in n.keys)
-        for n in ast.walk(fn)
+        for n in walk_cached(fn)
     )
 
 
@@ -263,5 +263,5 @@ def _names_stored(arg: ast.expr) -> bool:
     return any(
         (isinstance(n, ast.Name) and _stored(n.id))
         or (isinstance(n, ast.Attribute) and _stored(n.attr))
-        for n in ast.walk(arg)
+        for n in walk_cached(arg)
     )

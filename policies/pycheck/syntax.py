@@ -1,7 +1,7 @@
-"""Small readers of Python syntax trees that every analysis shares: dotted names, string literals,
-literal dict entries, a walk that stays out of nested definitions, the names in a node, what an
-assignment writes to, the parts of a list written in order, and the text of a prompt written as
-constants. Raises no rule."""
+"""Small readers of Python syntax trees that every analysis shares: a walk listed once per node,
+dotted names, string literals, literal dict entries, a walk that stays out of nested
+definitions, the names in a node, what an assignment writes to, the parts of a list written in
+order, and the text of a prompt written as constants. Raises no rule."""
 
 # pure: imports no I/O (tests/test_layout.py checks it)
 
@@ -11,6 +11,17 @@ import ast
 from collections.abc import Iterator, Mapping
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def walk_cached(node: ast.AST) -> tuple[ast.AST, ...]:
+    """The nodes `ast.walk(node)` yields (the node first, then breadth first), listed once per
+    node and kept on it: the checks each walk the same module and the same functions, dozens of
+    walks of one tree a file, and the trees are never changed after parsing."""
+    cached: tuple[ast.AST, ...] | None = node.__dict__.get("_walked")
+    if cached is None:
+        cached = tuple(ast.walk(node))
+        node.__dict__["_walked"] = cached
+    return cached
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -86,7 +97,7 @@ def walk_no_defs(node: ast.AST) -> Iterator[ast.AST]:
 
 def names_in(node: ast.AST) -> set[str]:
     """Every plain name read or bound inside `node`."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk_cached(node) if isinstance(n, ast.Name)}
 
 
 def assigned(node: ast.AST) -> list[ast.expr]:

@@ -29,7 +29,7 @@ from ..meaning import (
 )
 from .devicestate import device_state
 from .queries import selects_rows
-from .syntax import const_str, dotted, last_name
+from .syntax import const_str, dotted, last_name, walk_cached
 
 if TYPE_CHECKING:
     from .context import Context
@@ -311,7 +311,7 @@ def _names_files(pattern: ast.expr) -> bool:
         isinstance(n, ast.Constant)
         and isinstance(n.value, str)
         and any(c in n.value for c in "*?[")
-        for n in ast.walk(pattern)
+        for n in walk_cached(pattern)
     )
 
 
@@ -358,7 +358,7 @@ _STR_METHODS = frozenset(
 
 def _builds_messages(fn: ast.AST) -> bool:
     """The function writes chat messages (`{"role": ...}`) or sends a list (`messages=`)."""
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if isinstance(n, ast.Dict) and any(const_str(k) == "role" for k in n.keys if k):
             return True
         if isinstance(n, ast.Call) and any(k.arg == "messages" for k in n.keywords):
@@ -464,7 +464,7 @@ def _fetches_for_request(node: ast.Call) -> bool:
         # handed the conversation itself searches by its newest turn, as one handed `[-1]`.
         return True
     for a in [*node.args, *(k.value for k in node.keywords)]:
-        for n in ast.walk(a):
+        for n in walk_cached(a):
             name = (
                 n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
             )
@@ -507,7 +507,7 @@ def _newest_slice(node: ast.Subscript) -> bool:
 
 def _mentions_git(node: ast.Call, consts: dict[str, str]) -> bool:
     for a in node.args[:1]:
-        for sub in ast.walk(a):
+        for sub in walk_cached(a):
             s = const_str(sub)
             if s is None and isinstance(sub, ast.Name):
                 s = consts.get(sub.id)  # GIT = "git" (or a path to it)

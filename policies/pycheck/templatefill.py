@@ -21,7 +21,7 @@ import ast
 
 from ..meaning import SIDE_WORDS, VOLATILE_CODES, kind_of_name, words
 from .context import Context
-from .syntax import callee, last_name
+from .syntax import callee, last_name, walk_cached
 from .taint import _MOMENT_READINGS, _MOMENT_WORDS
 from .windows import _is_history
 
@@ -42,13 +42,15 @@ _KEEPS = frozenset(
 def check_filled_templates(tree: ast.Module, ctx: Context) -> None:
     written = _bound_at_module(tree)
     attrs = _attributes_from(tree)
-    own = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    for fn in ast.walk(tree):
+    own = {
+        n.name for n in walk_cached(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if set(words(fn.name)) & SIDE_WORDS:
             continue  # a summary or a title: one request per piece of work
-        for call in ast.walk(fn):
+        for call in walk_cached(fn):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
                 continue
             if call.func.attr not in _RENDERS:
@@ -135,7 +137,7 @@ def _template_source(node: ast.expr, attrs: dict[str, str]) -> str | None:
 def _attributes_from(tree: ast.Module) -> dict[str, str]:
     """`self.prompt = CHATBOT_PROMPT`: attribute -> the plain name bound to it."""
     out: dict[str, str] = {}
-    for a in ast.walk(tree):
+    for a in walk_cached(tree):
         if isinstance(a, ast.Assign) and isinstance(a.value, ast.Name):
             for t in a.targets:
                 if isinstance(t, ast.Attribute):

@@ -14,6 +14,7 @@ import re
 
 from ..meaning import SIDE_WORDS, VOLATILE_CODES, kind_of_name, words
 from .context import Context
+from .syntax import walk_cached
 
 _FIELD = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 _JINJA = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*(?:\|[^}]*)?\}\}")
@@ -44,7 +45,7 @@ def _system_template(name: str) -> bool:
 def check_prompt_templates(tree: ast.Module, ctx: Context) -> None:
     formatted_here = {
         n.value.id
-        for n in ast.walk(tree)
+        for n in walk_cached(tree)
         if isinstance(n, ast.Attribute)
         and n.attr in ("format", "format_map")
         and isinstance(n.value, ast.Name)
@@ -56,7 +57,7 @@ def check_prompt_templates(tree: ast.Module, ctx: Context) -> None:
         names = {t.id for t in targets if isinstance(t, ast.Name) and _system_template(t.id)}
         if not names or names & formatted_here:
             continue  # filled in this module: its values are followed where they are given
-        for node in ast.walk(stmt.value):
+        for node in walk_cached(stmt.value):
             if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
                 continue
             if isinstance(stmt.value, ast.JoinedStr) or _in_fstring(stmt.value, node):
@@ -87,5 +88,5 @@ def _slots(text: str, line0: int) -> list[tuple[int, str, str]]:
 
 def _in_fstring(root: ast.expr, node: ast.Constant) -> bool:
     return any(
-        isinstance(j, ast.JoinedStr) and any(v is node for v in j.values) for j in ast.walk(root)
+        isinstance(j, ast.JoinedStr) and any(v is node for v in j.values) for j in walk_cached(root)
     )

@@ -23,7 +23,7 @@ from itertools import pairwise
 from ..meaning import words
 from .context import Context
 from .side import _sends as is_send
-from .syntax import const_str, dict_get, last_name
+from .syntax import const_str, dict_get, last_name, walk_cached
 from .windows import _is_history as is_history
 from .windows import _keyed_history as keyed_history
 
@@ -43,7 +43,7 @@ def _swaps_tools(name: str) -> bool:
 def _after_setup(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
     """The functions not named for setting up (a constructor or setup method runs before the
     conversation starts, so what it sets is the session's own)."""
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not (
             set(words(fn.name)) & _SETUP
         ):
@@ -58,7 +58,7 @@ def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:
     for fn in _after_setup(tree):
         if _swaps_tools(fn.name):
             continue
-        for n in ast.walk(fn):
+        for n in walk_cached(fn):
             if not (
                 isinstance(n, ast.Call)
                 and isinstance(n.func, ast.Attribute)
@@ -90,7 +90,7 @@ def check_tools_dropped(tree: ast.Module, ctx: Context) -> None:
     sent by a request named for leaving the tools out. Its name says a variant with tools
     exists; the conversation's other requests carry the list, so this one's prefix differs
     from its first byte, and the next tool-bearing request misses the cache as well."""
-    for n in ast.walk(tree):
+    for n in walk_cached(tree):
         if not (isinstance(n, ast.Call) and _named_without_tools(n.func)):
             continue
         sent = [k.value for k in n.keywords if k.arg == "messages"] + n.args[:1]
@@ -113,7 +113,7 @@ _SELECTORS = frozenset({"LLMToolSelectorMiddleware"})
 
 
 def check_tool_selectors(tree: ast.Module, ctx: Context) -> None:
-    for n in ast.walk(tree):
+    for n in walk_cached(tree):
         named = (
             [n.func]
             if isinstance(n, ast.Call)
@@ -151,10 +151,10 @@ def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
         # same request again, not a change mid-conversation.
         retries = [
             (h.lineno, h.end_lineno or h.lineno)
-            for h in ast.walk(fn)
+            for h in walk_cached(fn)
             if isinstance(h, ast.ExceptHandler)
         ]
-        for n in ast.walk(fn):
+        for n in walk_cached(fn):
             if not (
                 isinstance(n, ast.Assign)
                 and len(n.targets) == 1
@@ -201,7 +201,7 @@ def _sends(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """The function makes a model call with the messages (`messages=` handed to a call)."""
     return any(
         isinstance(n, ast.Call) and any(k.arg == "messages" for k in n.keywords)
-        for n in ast.walk(fn)
+        for n in walk_cached(fn)
     )
 
 
@@ -237,19 +237,19 @@ def check_final_without_tools(tree: ast.Module, ctx: Context) -> None:
     function outside that loop (after it, or in its `else`) sends the same `m` with none: the
     answer asked once the tool rounds end has a prefix without the tools, so it reads nothing
     the loop's requests cached, and what it writes no later tool-bearing request reads."""
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _final_without_tools(fn, ctx)
 
 
 def _final_without_tools(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
     """One finding a function at most."""
-    loops = [n for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
+    loops = [n for n in walk_cached(fn) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
     for loop in loops:
-        inside = {id(n) for stmt in loop.body for n in ast.walk(stmt)}
+        inside = {id(n) for stmt in loop.body for n in walk_cached(stmt)}
         with_tools = {
             name
-            for n in ast.walk(loop)
+            for n in walk_cached(loop)
             if isinstance(n, ast.Call) and id(n) in inside and _sends_tools(n) and is_send(n)
             for name in [_sent_name(n)]
             if name
@@ -257,10 +257,10 @@ def _final_without_tools(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Contex
         if not with_tools:
             continue
         end = loop.end_lineno or loop.lineno
-        for n in ast.walk(fn):
+        for n in walk_cached(fn):
             if not isinstance(n, ast.Call) or id(n) in inside:
                 continue
-            after = n.lineno > end or any(n is m for stmt in loop.orelse for m in ast.walk(stmt))
+            after = n.lineno > end or any(n is m for stmt in loop.orelse for m in walk_cached(stmt))
             name = _sent_name(n)
             if after and name in with_tools and not _has_tools(n) and is_send(n):
                 _report(

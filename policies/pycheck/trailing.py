@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from .syntax import callee, dotted, walk_no_defs
+from .syntax import callee, dotted, walk_cached, walk_no_defs
 from .windows import _is_history as is_history
 
 _COPIES = frozenset({"list", "copy", "deepcopy"})
@@ -118,7 +118,7 @@ class Trailing:
         scopes: list[tuple[ast.AST, ast.AST | None]] = [(self.tree, None)]
         scopes += [
             (f, f)
-            for f in ast.walk(self.tree)
+            for f in walk_cached(self.tree)
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
         for scope, fn in scopes:

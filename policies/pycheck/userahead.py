@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from .context import Context
-from .syntax import const_str, dict_get, names_in
+from .syntax import const_str, dict_get, names_in, walk_cached
 
 _WHY = (
     "the new user message is put ahead of the replayed conversation (the earlier exchanges "
@@ -35,7 +35,7 @@ _WHY = (
 def check_user_ahead_of_history(tree: ast.Module, ctx: Context) -> None:
     if not any('"role"' in line or "'role'" in line for line in ctx.lines):
         return
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _check(fn, ctx)
 
@@ -47,7 +47,7 @@ def _role(node: ast.AST) -> str | None:
 
 
 def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
-    for stmt in ast.walk(fn):
+    for stmt in walk_cached(fn):
         if not (
             isinstance(stmt, ast.Assign)
             and len(stmt.targets) == 1
@@ -64,7 +64,7 @@ def _check(fn: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Context) -> None:
             continue
         listed = stmt.targets[0].id
         sent = _sent_at(fn, listed)
-        for loop in ast.walk(fn):
+        for loop in walk_cached(fn):
             if (
                 isinstance(loop, (ast.For, ast.AsyncFor))
                 and loop.lineno > stmt.lineno
@@ -79,7 +79,7 @@ def _sent_at(fn: ast.FunctionDef | ast.AsyncFunctionDef, listed: str) -> int | N
     """The line of the first call handed the list as `messages=` / `contents=`."""
     lines = [
         call.lineno
-        for call in ast.walk(fn)
+        for call in walk_cached(fn)
         if isinstance(call, ast.Call)
         and any(
             k.arg in ("messages", "contents")
@@ -99,7 +99,7 @@ def _replays_into(loop: ast.For | ast.AsyncFor, listed: str) -> bool:
         return False
     item = names_in(loop.target)
     roles: set[str] = set()
-    for call in ast.walk(loop):
+    for call in walk_cached(loop):
         if not (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)
@@ -108,7 +108,7 @@ def _replays_into(loop: ast.For | ast.AsyncFor, listed: str) -> bool:
             and call.func.value.id == listed
         ):
             continue
-        for d in ast.walk(call):
+        for d in walk_cached(call):
             role = _role(d)
             if role is None or not isinstance(d, ast.Dict):
                 continue

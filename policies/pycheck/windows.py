@@ -47,7 +47,7 @@ from .kept import never_leaves
 from .recordlists import holds_records
 from .runonce import _system as system_message
 from .side import _class_role
-from .syntax import callee, const_str, walk_no_defs
+from .syntax import callee, const_str, walk_cached, walk_no_defs
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
 _SENT_KWARGS = frozenset({"messages", "input", "history", "chat_history", "contents"})
@@ -139,7 +139,7 @@ def _from_end(lower: ast.expr | None) -> bool:
         and isinstance(n.left, ast.Call)
         and isinstance(n.left.func, ast.Name)
         and n.left.func.id == "len"
-        for n in ast.walk(lower)
+        for n in walk_cached(lower)
     )
 
 
@@ -162,7 +162,7 @@ def check_windows(
     # file that builds chat messages (it mentions a `role`) or when passed as `messages=`.
     chat = any("role" in line for line in ctx.lines) or _builds_thread(tree)
     parents: dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
+    for node in walk_cached(tree):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
     copies = _Copies(tree)
@@ -170,7 +170,7 @@ def check_windows(
     tails = _tail_helpers(tree) | _imported_tails(tree, ctx, load)
     inner: set[int] = set()  # parts of a summary-first list already reported
     adds: list[ast.Expr] = []  # `x.append(...)`/`x.extend(...)` statements, for the sequence
-    for node in ast.walk(tree):
+    for node in walk_cached(tree):
         if (
             isinstance(node, ast.Subscript)
             and isinstance(node.slice, ast.Slice)
@@ -271,7 +271,7 @@ def check_windows(
             )
         elif isinstance(node, (ast.List, ast.BinOp)) and _summary_first(_parts(node)):
             if id(node) not in inner:
-                inner.update(id(x) for x in ast.walk(node) if x is not node)
+                inner.update(id(x) for x in walk_cached(node) if x is not node)
                 _add(ctx, node, _SUMMARY + " kept ahead of the recent ones", _SUMMARY_TAIL)
         elif isinstance(node, ast.Expr) and _list_add(node) is not None:
             adds.append(node)
@@ -308,7 +308,7 @@ _TURN_ROLES = frozenset({"user", "assistant", "model", "system", "human", "ai"})
 def _builds_thread(tree: ast.Module) -> bool:
     """A message-thread API builds the chat instead of role dicts: `thread.add_user(text)`,
     `conversation.add_model(reply)`."""
-    for n in ast.walk(tree):
+    for n in walk_cached(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
             ws = set(words(n.func.attr))
             if ws & _ADDS and ws & _TURN_ROLES:
@@ -325,7 +325,7 @@ def _bound_to(name: ast.expr | None, at: ast.AST, parents: dict[int, ast.AST]) -
     fn: ast.AST | None = at
     while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fn = parents.get(id(fn))
-    for n in ast.walk(fn) if fn is not None else ():
+    for n in walk_cached(fn) if fn is not None else ():
         if (
             isinstance(n, ast.Assign)
             and any(isinstance(t, ast.Name) and t.id == name.id for t in n.targets)
@@ -367,7 +367,7 @@ def _last_role_write(node: ast.Assign, tree: ast.Module) -> bool:
             return True
         if isinstance(t.value, ast.Name):
             name = t.value.id
-            for a in ast.walk(tree):
+            for a in walk_cached(tree):
                 if (
                     isinstance(a, ast.Assign)
                     and any(isinstance(x, ast.Name) and x.id == name for x in a.targets)
@@ -470,7 +470,7 @@ def _returned_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) 
     fn: ast.AST | None = at
     while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fn = parents.get(id(fn))
-    for n in ast.walk(fn) if fn is not None else ():
+    for n in walk_cached(fn) if fn is not None else ():
         if (
             isinstance(n, ast.Return)
             and n.value is not None
@@ -617,7 +617,7 @@ def _in_function(at: ast.AST, parents: dict[int, ast.AST]) -> Iterator[ast.AST]:
     fn: ast.AST | None = at
     while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fn = parents.get(id(fn))
-    return ast.walk(fn) if fn is not None else iter(())
+    return iter(walk_cached(fn)) if fn is not None else iter(())
 
 
 # Words of a function that reads the conversation for a one-off verdict on it (an intent, a
@@ -649,7 +649,7 @@ def _kept_by_private_helper(at: ast.AST, tree: ast.Module, parents: dict[int, as
         return False
     if not fn.name.startswith("_") or fn.name.startswith("__") or not _hands_back_only(fn):
         return False
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and callee(n) == fn.name]
+    calls = [n for n in walk_cached(tree) if isinstance(n, ast.Call) and callee(n) == fn.name]
     return bool(calls) and not any(_result_sent(c, parents) for c in calls)
 
 
@@ -764,7 +764,7 @@ def _sent_list(lst: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
     fn: ast.AST | None = at
     while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fn = parents.get(id(fn))
-    for n in ast.walk(fn) if fn is not None else ():
+    for n in walk_cached(fn) if fn is not None else ():
         # The list as it is, or spread into the list sent after a system message
         # (`messages=[{"role": "system", ...}, *messages]`, `return [system] + messages`).
         if isinstance(n, ast.Return) and n.value is not None and _as_list(n.value, name):
@@ -803,7 +803,7 @@ def _appends_messages(loop: ast.For | ast.AsyncFor) -> bool:
         and c.args
         and _builds_message(c.args[-1])
         for s in loop.body
-        for c in ast.walk(s)
+        for c in walk_cached(s)
     )
 
 
@@ -813,7 +813,7 @@ def _flattened(loop: ast.For | ast.AsyncFor, parents: dict[int, ast.AST]) -> boo
     Text only added to (`+=`) and returned, not printed or logged."""
     grown = {
         s.target.id
-        for s in ast.walk(loop)
+        for s in walk_cached(loop)
         if isinstance(s, ast.AugAssign)
         and isinstance(s.op, ast.Add)
         and isinstance(s.target, ast.Name)
@@ -853,7 +853,7 @@ def _items_appended(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
             (isinstance(c.args[0], ast.Name) and c.args[0].id == item) or _builds_message(c.args[0])
         )
         for s in loop.body
-        for c in ast.walk(s)
+        for c in walk_cached(s)
     )
 
 
@@ -926,7 +926,7 @@ def _kept_here(node: ast.AST, tree: ast.Module, parents: dict[int, ast.AST]) -> 
     """Every list the statement cuts at its front (`h.pop(0)`, `del h[0]`) is one that no
     request is handed: it never leaves the scope that owns it (`kept.never_leaves`)."""
     cut: list[ast.expr] = []
-    for n in ast.walk(node):
+    for n in walk_cached(node):
         if _history_pop_at(n) is not None and isinstance(n, ast.Call):
             assert isinstance(n.func, ast.Attribute)
             cut.append(n.func.value)
@@ -938,7 +938,7 @@ def _kept_here(node: ast.AST, tree: ast.Module, parents: dict[int, ast.AST]) -> 
 def _bounded_deque(value: ast.expr | None) -> bool:
     """`deque(maxlen=20)`, `collections.deque([], 20)`, or one made per key by a factory
     (`defaultdict(lambda: deque(maxlen=20))`): a queue that drops its oldest item when full."""
-    for n in ast.walk(value) if value is not None else ():
+    for n in walk_cached(value) if value is not None else ():
         if not (isinstance(n, ast.Call) and _name(n.func) == "deque"):
             continue
         size = next((k.value for k in n.keywords if k.arg == "maxlen"), None)
@@ -964,15 +964,15 @@ def _bounded_history(node: ast.Assign | ast.AnnAssign, tree: ast.Module) -> bool
     def holds(value: ast.expr) -> bool:
         return any(
             isinstance(x, (ast.Name, ast.Attribute)) and ast.unparse(x) == text
-            for x in ast.walk(value)
+            for x in walk_cached(value)
         )
 
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         carriers = {
             t.id
-            for n in ast.walk(fn)
+            for n in walk_cached(fn)
             if isinstance(n, ast.Assign) and n.value is not None and holds(n.value)
             for t in n.targets
             if isinstance(t, ast.Name)
@@ -981,7 +981,7 @@ def _bounded_history(node: ast.Assign | ast.AnnAssign, tree: ast.Module) -> bool
             isinstance(n, ast.keyword)
             and n.arg in _SENT_KWARGS
             and (holds(n.value) or any(_listed(n.value, c) for c in carriers))
-            for n in ast.walk(fn)
+            for n in walk_cached(fn)
         ):
             return True
         if _handed_back_whole(fn, holds):
@@ -1001,8 +1001,8 @@ def _handed_back_whole(
     items: set[str] = set()  # each message of a loop over them: any field of it is carried
 
     def carries(value: ast.expr) -> bool:
-        parents = {id(c): p for p in ast.walk(value) for c in ast.iter_child_nodes(p)}
-        for x in ast.walk(value):
+        parents = {id(c): p for p in walk_cached(value) for c in ast.iter_child_nodes(p)}
+        for x in walk_cached(value):
             if isinstance(x, ast.Name) and x.id in items:
                 return True
             if isinstance(x, ast.Name) and x.id in whole:
@@ -1018,11 +1018,11 @@ def _handed_back_whole(
 
     for _ in range(4):  # a few rounds settle the short chains of locals a renderer builds
         size = len(whole) + len(items)
-        for n in ast.walk(fn):
+        for n in walk_cached(fn):
             if isinstance(n, ast.Assign) and carries(n.value):
                 whole.update(t.id for t in n.targets if isinstance(t, ast.Name))
             elif isinstance(n, (ast.For, ast.AsyncFor)) and carries(n.iter):
-                items.update(t.id for t in ast.walk(n.target) if isinstance(t, ast.Name))
+                items.update(t.id for t in walk_cached(n.target) if isinstance(t, ast.Name))
             elif (
                 isinstance(n, ast.Call)
                 and isinstance(n.func, ast.Attribute)
@@ -1034,7 +1034,8 @@ def _handed_back_whole(
         if len(whole) + len(items) == size:
             break
     return any(
-        isinstance(n, ast.Return) and n.value is not None and carries(n.value) for n in ast.walk(fn)
+        isinstance(n, ast.Return) and n.value is not None and carries(n.value)
+        for n in walk_cached(fn)
     )
 
 
@@ -1065,7 +1066,7 @@ def _cut_when_long(node: ast.If) -> bool:
         and _is_len_of_history(test.left)
     ):
         return False
-    return any(_front_cut(n) for s in node.body for n in ast.walk(s))
+    return any(_front_cut(n) for s in node.body for n in walk_cached(s))
 
 
 def _cut_by_helper(node: ast.Call) -> bool:
@@ -1148,7 +1149,7 @@ def _drops_oldest_over_budget(node: ast.While) -> ast.Call | None:
         and isinstance(test.left, ast.Call)
     ):
         return None
-    for n in (x for stmt in node.body for x in ast.walk(stmt)):
+    for n in (x for stmt in node.body for x in walk_cached(stmt)):
         if isinstance(n, ast.Call):
             ws = set(words(_name(n.func) or ""))
             if ws & _OLDEST and ws & _DROPS:
@@ -1165,7 +1166,7 @@ def _rebuilt_on_overflow(node: ast.Try) -> ast.stmt | None:
     sent = {
         a.id
         for stmt in node.body
-        for c in ast.walk(stmt)
+        for c in walk_cached(stmt)
         if isinstance(c, ast.Call)
         for a in [*c.args, *(k.value for k in c.keywords)]
         if isinstance(a, ast.Name)
@@ -1178,18 +1179,18 @@ def _rebuilt_on_overflow(node: ast.Try) -> ast.stmt | None:
         made = {
             t.id
             for stmt in handler.body
-            for n in ast.walk(stmt)
+            for n in walk_cached(stmt)
             if isinstance(n, ast.Assign) and _awaits_call(n.value)
             for t in n.targets
             if isinstance(t, ast.Name)
         }
         for stmt in handler.body:
-            for n in ast.walk(stmt):
+            for n in walk_cached(stmt):
                 if not isinstance(n, ast.Assign):
                     continue
                 names = {t.id for t in n.targets if isinstance(t, ast.Name)}
                 from_call = _awaits_call(n.value) or any(
-                    isinstance(x, ast.Name) and x.id in made for x in ast.walk(n.value)
+                    isinstance(x, ast.Name) and x.id in made for x in walk_cached(n.value)
                 )
                 if names & sent and from_call:
                     return n
@@ -1204,7 +1205,7 @@ def _starts_over(handler: ast.ExceptHandler) -> bool:
     """The handler starts the conversation over: it empties it (`self.reset_context()`) or
     rebuilds the request with no history (`construct_prompt(..., chat_history=[])`). The
     retry misses once; the conversation then grows from empty, no window that moves on."""
-    for n in ast.walk(handler):
+    for n in walk_cached(handler):
         if not isinstance(n, ast.Call):
             continue
         f = n.func
@@ -1228,12 +1229,12 @@ def _awaits_call(value: ast.expr) -> bool:
 
 
 def _names_overflow(handler: ast.ExceptHandler) -> bool:
-    caught = ast.walk(handler.type) if handler.type is not None else ()
+    caught = walk_cached(handler.type) if handler.type is not None else ()
     if any(
         overflow_name(_name(n) or "") for n in caught if isinstance(n, (ast.Name, ast.Attribute))
     ):
         return True
-    for n in (x for stmt in handler.body for x in ast.walk(stmt)):
+    for n in (x for stmt in handler.body for x in walk_cached(stmt)):
         if (
             isinstance(n, ast.Constant)
             and isinstance(n.value, str)
@@ -1250,17 +1251,17 @@ def _cut_on_overflow(handler: ast.ExceptHandler) -> ast.stmt | ast.expr | None:
     messages[:1] + messages[-10:]` (then resent): the request that overflowed is retried
     without its oldest messages. Catching the error and giving up (`return TOO_LONG`) cuts
     nothing."""
-    caught = ast.walk(handler.type) if handler.type is not None else ()  # `except:` catches all
+    caught = walk_cached(handler.type) if handler.type is not None else ()  # `except:` catches all
     names = [n for n in caught if isinstance(n, (ast.Name, ast.Attribute))]
     overflow = any(overflow_name(_name(n) or "") for n in names)
-    for n in (x for stmt in handler.body for x in ast.walk(stmt)):
+    for n in (x for stmt in handler.body for x in walk_cached(stmt)):
         if isinstance(n, ast.Constant) and isinstance(n.value, str):
             overflow = overflow or bool(OVERFLOW_TEXT.search(n.value))
         elif isinstance(n, ast.Call) and overflow_name(_name(n.func) or ""):
             overflow = True
     if not overflow:
         return None
-    for n in (x for stmt in handler.body for x in ast.walk(stmt)):
+    for n in (x for stmt in handler.body for x in walk_cached(stmt)):
         if isinstance(n, ast.Call) and _history_pop_at(n) is not None:
             return n
         if isinstance(n, ast.Delete) and any(
@@ -1274,7 +1275,7 @@ def _cut_on_overflow(handler: ast.ExceptHandler) -> ast.stmt | ast.expr | None:
                 isinstance(x, ast.Subscript)
                 and isinstance(x.slice, ast.Slice)
                 and _is_history(x.value)
-                for x in ast.walk(n.value)
+                for x in walk_cached(n.value)
             )
         ):
             return n
@@ -1402,14 +1403,14 @@ def _carries_summary(item: ast.expr, fn: ast.AST | None, derived: dict[int, set[
     if id(fn) not in derived:
         derived[id(fn)] = _summary_built(fn)
     names = derived[id(fn)]
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(item))
+    return any(isinstance(n, ast.Name) and n.id in names for n in walk_cached(item))
 
 
 def _summary_built(fn: ast.AST) -> set[str]:
     """The function's local names that hold a summary or text built from one (`context =
     f"Summary: {summary}"`, then `context += hits`), followed through its assignments."""
     binds: list[tuple[list[str], set[str]]] = []
-    for n in ast.walk(fn):
+    for n in walk_cached(fn):
         if isinstance(n, ast.Assign):
             targets: list[ast.expr] = list(n.targets)
         elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None:
@@ -1418,7 +1419,7 @@ def _summary_built(fn: ast.AST) -> set[str]:
             continue
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         if names and n.value is not None:
-            used = {u.id for u in ast.walk(n.value) if isinstance(u, ast.Name)}
+            used = {u.id for u in walk_cached(n.value) if isinstance(u, ast.Name)}
             binds.append((names, used))
     out = {
         name
@@ -1464,8 +1465,10 @@ def _cut_out(node: ast.Assign) -> bool:
 
 def _budget_words(node: ast.AST) -> bool:
     return any(
-        set(words(n.id)) & _BUDGET for n in ast.walk(node) if isinstance(n, ast.Name)
-    ) or any(set(words(n.attr)) & _BUDGET for n in ast.walk(node) if isinstance(n, ast.Attribute))
+        set(words(n.id)) & _BUDGET for n in walk_cached(node) if isinstance(n, ast.Name)
+    ) or any(
+        set(words(n.attr)) & _BUDGET for n in walk_cached(node) if isinstance(n, ast.Attribute)
+    )
 
 
 class _Copies:
@@ -1480,7 +1483,7 @@ class _Copies:
     def __contains__(self, name: str) -> bool:
         if self.names is None:
             self.names = set()
-            for n in ast.walk(self.tree):
+            for n in walk_cached(self.tree):
                 if isinstance(n, ast.Assign) and len(n.targets) == 1:
                     t, v = n.targets[0], n.value
                     if isinstance(t, ast.Name) and _copy_of_history(v):
@@ -1549,7 +1552,7 @@ def _makes_messages(loop: ast.For | ast.AsyncFor) -> bool:
     made = any(
         _has_role(n) and (_builds_message(n) or isinstance(n, ast.Call))
         for s in loop.body
-        for n in ast.walk(s)
+        for n in walk_cached(s)
         if isinstance(n, (ast.Dict, ast.Call))
     )
     adds = any(
@@ -1557,7 +1560,7 @@ def _makes_messages(loop: ast.For | ast.AsyncFor) -> bool:
         and isinstance(n.func, ast.Attribute)
         and n.func.attr in ("append", "extend", "insert")
         for s in loop.body
-        for n in ast.walk(s)
+        for n in walk_cached(s)
     )
     return made and adds
 
@@ -1572,12 +1575,12 @@ def _has_role(node: ast.expr) -> bool:
 
 def _budget_stop(loop: ast.For | ast.AsyncFor | ast.While) -> ast.If | None:
     """The loop's budget test that ends it (`if used + n > budget: break`), if it has one."""
-    for n in ast.walk(loop):
+    for n in walk_cached(loop):
         if (
             isinstance(n, ast.If)
             and isinstance(n.test, ast.Compare)
             and _budget_words(n.test)
-            and any(isinstance(b, (ast.Break, ast.Return)) for b in ast.walk(n))
+            and any(isinstance(b, (ast.Break, ast.Return)) for b in walk_cached(n))
         ):
             return n
     return None
@@ -1610,10 +1613,10 @@ def _windowing_functions(tree: ast.Module) -> set[str]:
     """Functions of this module that cut a history to its newest messages
     (`recent = history[-n * 2:]` somewhere in their body): what they return is a window."""
     out: set[str] = set()
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        for n in ast.walk(fn):
+        for n in walk_cached(fn):
             if (
                 isinstance(n, ast.Subscript)
                 and isinstance(n.slice, ast.Slice)
@@ -1656,7 +1659,7 @@ def _tail_helpers(tree: ast.Module) -> dict[str, int]:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
-        for n in ast.walk(fn):
+        for n in walk_cached(fn):
             v = n.value if isinstance(n, ast.Return) else None
             if (
                 isinstance(v, ast.Subscript)
@@ -1682,7 +1685,7 @@ def _imported_tails(
         return {}
     wanted = {
         c.func.id
-        for c in ast.walk(tree)
+        for c in walk_cached(tree)
         if isinstance(c, ast.Call)
         and isinstance(c.func, ast.Name)
         and "." in ctx.imports.get(c.func.id, "")
@@ -1734,7 +1737,7 @@ def _drops_front(loop: ast.While) -> ast.While | ast.If | None:
     0.9 * size: return prompt` else `messages.pop(0)`; reported at the `if`)."""
     if isinstance(loop.test, ast.Compare) and _budget_words(loop.test):
         return loop if _pops_front(loop) else None
-    for n in ast.walk(loop):
+    for n in walk_cached(loop):
         if (
             isinstance(n, ast.If)
             and isinstance(n.test, ast.Compare)
@@ -1746,7 +1749,7 @@ def _drops_front(loop: ast.While) -> ast.While | ast.If | None:
 
 
 def _pops_front(loop: ast.AST) -> bool:
-    for n in ast.walk(loop):
+    for n in walk_cached(loop):
         if _history_pop_at(n) in (0, 1):
             return True
         if isinstance(n, ast.Delete) and any(
@@ -1776,7 +1779,7 @@ def _budget_index(value: ast.expr | None) -> bool:
 def _filled_to_count(loop: ast.While) -> bool:
     """`while node and len(messages) < max_messages:` whose body adds to that list: the
     conversation walked back from the newest message until a count is reached."""
-    for cmp in ast.walk(loop.test):
+    for cmp in walk_cached(loop.test):
         if not (
             isinstance(cmp, ast.Compare)
             and isinstance(cmp.ops[0], (ast.Lt, ast.LtE))
@@ -1786,7 +1789,7 @@ def _filled_to_count(loop: ast.While) -> bool:
             continue
         assert isinstance(cmp.left, ast.Call)
         target = _name(cmp.left.args[0])
-        for n in ast.walk(loop):
+        for n in walk_cached(loop):
             if (
                 isinstance(n, ast.Call)
                 and isinstance(n.func, ast.Attribute)
@@ -1846,13 +1849,13 @@ def _rebuilt_by_position(loop: ast.For | ast.AsyncFor) -> bool:
     ):
         return False
     index = loop.target.elts[0].id
-    for n in ast.walk(loop):
+    for n in walk_cached(loop):
         if not isinstance(n, ast.If):
             continue
-        if not any(isinstance(x, ast.Name) and x.id == index for x in ast.walk(n.test)):
+        if not any(isinstance(x, ast.Name) and x.id == index for x in walk_cached(n.test)):
             continue
         for s in n.body:
-            for c in ast.walk(s):
+            for c in walk_cached(s):
                 if (
                     isinstance(c, ast.Call)
                     and isinstance(c.func, ast.Attribute)

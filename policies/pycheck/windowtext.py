@@ -17,21 +17,21 @@ import ast
 from .context import Context
 from .oneshot import _history
 from .sinks import _SYSTEM_NAME
-from .syntax import callee, count_from_end, walk_no_defs
+from .syntax import callee, count_from_end, walk_cached, walk_no_defs
 
 _Fn = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def check_window_text_in_system(tree: ast.Module, ctx: Context) -> None:
     helpers: dict[str, ast.For | ast.AsyncFor] = {}
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             loop = _window_loop(fn)
             if loop is not None and _returns_text(fn):
                 helpers[fn.name] = loop
     if not helpers:
         return
-    for fn in ast.walk(tree):
+    for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         texts: dict[str, str] = {}  # local -> helper that made it
@@ -47,10 +47,10 @@ def check_window_text_in_system(tree: ast.Module, ctx: Context) -> None:
                     continue
             if not (isinstance(target, ast.Name) and _SYSTEM_NAME.match(target.id)):
                 continue
-            used = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} & set(texts)
+            used = {n.id for n in walk_cached(node.value) if isinstance(n, ast.Name)} & set(texts)
             direct = [
                 callee(c)
-                for c in ast.walk(node.value)
+                for c in walk_cached(node.value)
                 if isinstance(c, ast.Call) and callee(c) in helpers
             ]
             for name in sorted({texts[u] for u in used} | set(direct)):
@@ -86,7 +86,7 @@ def _returns_text(fn: _Fn) -> bool:
     """The function hands back text: a string literal, an f-string, a join or a sum with one."""
     for node in walk_no_defs(fn):
         if isinstance(node, ast.Return) and node.value is not None:
-            for n in ast.walk(node.value):
+            for n in walk_cached(node.value):
                 if isinstance(n, ast.JoinedStr) or (
                     isinstance(n, ast.Call)
                     and isinstance(n.func, ast.Attribute)
