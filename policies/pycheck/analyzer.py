@@ -22,7 +22,7 @@ from ..chattemplate import check_dated_chat_templates
 from ..findings import Finding, Fix, source_lines
 from ..setaside import set_aside
 from .aheadsystem import check_system_ahead_of_history
-from .callers import Callers, drop_started_once
+from .callers import Callers, drop_started_once, hosts_server
 from .clockhistory import check_clock_in_history
 from .context import Context, Scope
 from .firstonly import check_system_first_only
@@ -204,6 +204,11 @@ def check_python(
     if not _interesting(text):
         return dated
     ctx = Context.of(path, tree, lines, model, prices)
+    ctx.serving = (
+        (lambda: project.serving(path, tree))
+        if project is not None
+        else (lambda: hosts_server(tree))
+    )
     if imported is not None:
         ctx.foreign = imported.foreign(path)
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited

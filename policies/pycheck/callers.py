@@ -61,6 +61,14 @@ _SERVES = frozenset(
     | {"twitchio", "websockets", "socketio", "gradio", "streamlit", "chainlit", "celery"}
     | {"apscheduler", "schedule", "grpc", "flet", "nicegui", "rq"}
 )
+# Frameworks whose process is a long-running server that conversations come back to: a web
+# framework's app, a chat platform's bot, a LiveKit agent worker. Not the pages of Streamlit,
+# Gradio or a notebook, nor a desktop app, whose process is one user's session.
+SERVERS = frozenset(
+    {"fastapi", "flask", "django", "starlette", "aiohttp", "uvicorn", "gunicorn", "sanic"}
+    | {"tornado", "quart", "litestar", "discord", "telegram", "aiogram", "slack_bolt"}
+    | {"livekit"}
+)
 # Decorators that register a request handler (`@app.post("/chat")`, `@router.websocket(...)`).
 _ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "websocket", "api_route"})
 
@@ -153,6 +161,38 @@ def serves(tree: ast.Module) -> bool:
         ):
             return True
     return False
+
+
+def hosts_server(tree: ast.Module) -> bool:
+    """Whether a file imports a long-running server's framework (`SERVERS`) or registers a
+    web request handler (`@app.post("/chat")`)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import) and any(_server_module(a.name) for a in n.names):
+            return True
+        if (
+            isinstance(n, ast.ImportFrom)
+            and not n.level
+            and n.module
+            and (
+                _server_module(n.module)
+                or any(_server_module(f"{n.module}.{a.name}") for a in n.names)
+            )
+        ):
+            return True
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            _route(d) for d in n.decorator_list
+        ):
+            return True
+    return False
+
+
+def _server_module(name: str) -> bool:
+    """A server framework's module; aiohttp's only as `aiohttp.web` (its client is no
+    server)."""
+    head = name.split(".")[0]
+    if head == "aiohttp":
+        return name.startswith("aiohttp.web")
+    return head in SERVERS
 
 
 def call_kinds(tree: ast.Module, refs: Refs) -> dict[str, list[str]]:

@@ -113,6 +113,10 @@ class Context:
     # not -> the taints of its return value or its binding, with lines of that module), where
     # the engine can find the module; None when it cannot.
     foreign: Callable[[str, bool], Taints] | None = None
+    # The project runs a long-lived server (a web framework's app or routes, a chat platform's
+    # bot, a LiveKit worker): a value read at import is fixed per process, and its processes
+    # (workers, restarts, deploys) serve the same conversations on different days.
+    serving: Callable[[], bool] = lambda: False  # asked only where it decides
     scope: Scope = field(default_factory=Scope)
     checking: bool = False
     reporting: bool = False

@@ -27,7 +27,7 @@ import ast
 from collections.abc import Callable
 
 from ..meaning import words
-from .callers import main_guard
+from .callers import SERVERS, hosts_server, main_guard
 from .reach import REQUEST_LIKE
 from .syntax import assigned, walk_cached
 
@@ -115,8 +115,35 @@ class ProjectReach:
         # a tree's id -> the calls of each name there (the tree is kept by the search)
         self._calls: dict[int, dict[str, list[_Call] | None]] = {}
         self._left = self.BUDGET
+        self._serving: dict[str, bool] = {}
+        self._hosting: dict[str, bool] = {}  # file -> whether it imports a server's framework
+
+    def serving(self, path: str, tree: ast.Module) -> bool:
+        """Whether the project of the file at `path` runs a long-lived server (a file of it
+        imports a web framework, a chat platform's bot or a LiveKit worker, or registers a web
+        route); the file's own tree alone where the project is not searched."""
+        key = self.norm(path)
+        if key not in self._serving:
+            found = False
+            for word in sorted(SERVERS):
+                files = self.holding(path, word)
+                if files is None:
+                    found = hosts_server(tree)
+                    break
+                if any(self._hosts(f, t) for f, t in files):
+                    found = True
+                    break
+            self._serving[key] = found
+        return self._serving[key]
+
+    def _hosts(self, path: str, tree: ast.Module) -> bool:
+        if path not in self._hosting:
+            self._hosting[path] = hosts_server(tree)
+        return self._hosting[path]
 
     def clear(self) -> None:
+        self._serving.clear()
+        self._hosting.clear()
         self._sends.clear()
         self._reaches.clear()
         self._defs.clear()

@@ -576,14 +576,22 @@ class SinkCheck:
                 # Read when an assistant object is made and kept in its prompt: the chat it
                 # holds is dated when it is created, and every request of it says the same.
                 continue
-            if t.once and t.kind in _CLOCK and not sink.in_function:
-                # The clock read at import into a prompt constant: one process, one prompt. It
-                # differs only for a conversation that outlives its process, which a module
-                # constant never shows (every corpus labels these false).
+            served = t.once and t.kind in _CLOCK and not sink.in_function
+            if served and not ctx.serving():
+                # The clock read at import into a prompt constant of a CLI, a desktop app, a
+                # notebook or a page: one process is one conversation, so one prompt.
                 continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""
-            if t.once and t.kind == "date":
+            if served:
+                # In a long-running server the conversation outlives the process: its requests
+                # land on any worker, and a restart or deploy reads the clock again.
+                severity = NOTE
+                msg += (
+                    "; fixed when the server's process starts: each worker and each restart "
+                    "sends another prefix, and the date goes stale past midnight"
+                )
+            elif t.once and t.kind == "date":
                 # A date read at import is the same in every request one process sends; only a
                 # process started on another day (a restart, a new worker) writes another
                 # prefix. Worth a note wherever it lands, never a warning.

@@ -356,8 +356,9 @@ CORPORA = (
             "ts": {"volatile": (2, 2), "structural": (7, 9), "precision": (13, 16)},
             # Python 1/2, 1/4, 2/13 -> 1/2, 4/4, 5/5 by branch h30py7 (one-shot requests, a
             # system message sent only first, an observation popped and replaced, the last
-            # exchanges written into a system prompt).
-            "py": {"volatile": (1, 2), "structural": (4, 4), "precision": (5, 5)},
+            # exchanges written into a system prompt). Volatile 1/2 -> 2/2, precision 5/5 -> 8/8
+            # by branch h30proc19 (a LiveKit worker's clock read at import: a server's).
+            "py": {"volatile": (2, 2), "structural": (4, 4), "precision": (8, 8)},
         },
         # Scored once, by the lead, with the round's final rules (main aa7f1c1d); its 16
         # unlabelled findings judged in findings.toml (2 true, 14 false). The rules before the

@@ -4,13 +4,19 @@ first."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from prefixlock.policies.config import LintConfig
+from prefixlock.policies.engine import lint_paths, lint_source
 from tests.helpers.lintfind import line_codes as _codes
 
 
 def test_a_clock_read_at_import_into_a_module_prompt_is_no_finding() -> None:
     # Chat CLIs and a Streamlit app: the prompt constant is made once per process, and the
-    # conversation lives in that process. The twin reads the clock in the function that
-    # builds each request's prompt.
+    # conversation lives in that process (a server's is reported: the next test). The twin
+    # reads the clock in the function that builds each request's prompt.
     src = (
         "from datetime import datetime\n"
         "SYSTEM_PROMPT = f\"Current date: {datetime.now().strftime('%Y-%m-%d')}\"\n"
@@ -227,3 +233,57 @@ def test_retrieved_text_in_a_one_shot_request_object() -> None:
     assert _codes(src, "service.py") == []
     chat = src.replace("AIMessage(role='user', content='Explain the topic.')]", "*self.history]")
     assert _codes(chat, "service.py") == [(3, "PL304")]
+
+
+_AT_IMPORT = (
+    "from datetime import datetime\n"
+    "SYSTEM_PROMPT = f\"Current date: {datetime.now().strftime('%Y-%m-%d')}\"\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("head", "found"),
+    [
+        # long-running servers: each worker and restart reads the clock again
+        ("from fastapi import FastAPI\n", True),
+        ("import flask\n", True),
+        ("from aiohttp import web\n", True),
+        ("import discord\n", True),
+        ("from telegram.ext import Application\n", True),
+        ("from slack_bolt import App\n", True),
+        ("from livekit import agents\n", True),
+        # one user's session, a client, a script: one process, one prompt
+        ("import streamlit as st\n", False),
+        ("import gradio as gr\n", False),
+        ("import aiohttp\n", False),
+        ("import argparse\n", False),
+        ("", False),
+    ],
+)
+def test_a_clock_read_at_import_is_a_note_only_where_the_process_serves(
+    head: str, found: bool
+) -> None:
+    got = [(f.line, f.code, f.severity) for f in lint_source(head + _AT_IMPORT, "prompts.py")]
+    n = head.count("\n")
+    assert got == ([(n + 2, "PL102", "note")] if found else [])
+    if found:
+        (msg,) = [f.message for f in lint_source(head + _AT_IMPORT, "prompts.py")]
+        assert "each worker and each restart" in msg and "stale" in msg
+
+
+def test_a_server_elsewhere_in_the_project_reports_the_prompt_module(
+    tmp_path: Path,
+) -> None:
+    # The prompt module names no framework; the project's app module does (or, in the twin,
+    # a chat CLI's entry point).
+    for app, found in [
+        ("from fastapi import FastAPI\napp = FastAPI()\n", True),
+        ("def main():\n    input('> ')\n", False),
+    ]:
+        root = tmp_path / ("srv" if found else "cli")
+        root.mkdir()
+        (root / "pyproject.toml").write_text("", encoding="utf-8")
+        (root / "app.py").write_text(app, encoding="utf-8")
+        (root / "prompts.py").write_text(_AT_IMPORT, encoding="utf-8")
+        result = lint_paths([str(root / "prompts.py")], LintConfig())
+        assert [(f.line, f.code) for f in result.findings] == ([(2, "PL102")] if found else [])
