@@ -166,7 +166,7 @@ def serves(tree: ast.Module) -> bool:
 def hosts_server(tree: ast.Module) -> bool:
     """Whether a file imports a long-running server's framework (`SERVERS`) or registers a
     web request handler (`@app.post("/chat")`)."""
-    for n in ast.walk(tree):
+    for n in walk_cached(tree):
         if isinstance(n, ast.Import) and any(_server_module(a.name) for a in n.names):
             return True
         if (
