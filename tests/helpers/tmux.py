@@ -50,19 +50,43 @@ class Tmux:
                 raise AssertionError(f"tmux new-session failed: {done.stderr.strip()}")
             time.sleep(POLL)
 
-    def pane(self) -> str:
-        return self("capture-pane", "-p", "-t", "chat")
+    def pane(self, name: str = "chat") -> str:
+        return self("capture-pane", "-p", "-t", name)
 
-    def wait_for(self, check: Callable[[str], bool], what: str, limit: float = 45.0) -> str:
-        """Poll the pane until `check` passes (bounded: fails after `limit` seconds)."""
+    def wait_for(
+        self,
+        check: Callable[[str], bool],
+        what: str,
+        limit: float = 45.0,
+        *,
+        settled: int = 1,
+        name: str = "chat",
+    ) -> str:
+        """Poll the pane until `check` passes on `settled` captures in a row (bounded: fails
+        after `limit` seconds)."""
         deadline = time.monotonic() + limit
         text = ""
+        run = 0
         while time.monotonic() < deadline:
-            text = self.pane()
-            if check(text):
+            text = self.pane(name)
+            run = run + 1 if check(text) else 0
+            if run >= settled:
                 return text
             time.sleep(POLL)
         raise AssertionError(f"timed out waiting for {what}; the pane shows:\n{text}")
+
+    def armed(self, dialog: str, limit: float = 45.0, *, name: str = "chat") -> str:
+        """Wait until the dialog showing `dialog` takes answers: its "finish typing" line has
+        gone, on three captures in a row. (tmux 3.3 draws a frame as its bytes arrive, so
+        one capture can hold the dialog's top rows but not yet the hint row below them: an
+        answer sent then is typed ahead, into the prompt. CI saw it once.)"""
+        return self.wait_for(
+            lambda t: dialog in t and "finish typing" not in t,
+            f"the armed {dialog!r}",
+            limit,
+            settled=3,
+            name=name,
+        )
 
 
 def exe() -> list[str]:

@@ -137,7 +137,7 @@ def test_a_repositorys_hooks_wait_for_the_dialog(tmux: Tmux, tmp_path: Path) -> 
     _open(tmux, ws, tmp_path / "s.sqlite", opened="Run the repository's 1 hook?")
     assert not marker.exists()
     # The dialog takes answers once typing has stopped for a moment (its hint goes then).
-    tmux.wait_for(lambda t: "finish typing" not in t, "the dialog to take answers")
+    tmux.armed("Run the repository's 1 hook?")
     tmux("send-keys", "-t", "chat", "a")
     tmux.wait_for(lambda t: "No API key found" in t, "the session to open")
     _say(tmux, "hello", HELLO)

@@ -59,10 +59,7 @@ def test_keys_typed_on_after_enter_do_not_answer_the_dialog(tmux: Tmux, tmp_path
         lambda t: "wants to run a command" in t and "finish typing" in t, "the approval dialog"
     )
     tmux("send-keys", "-t", "chat", "-l", "and also")
-    tmux.wait_for(
-        lambda t: "wants to run a command" in t and "finish typing" not in t,
-        "the dialog to arm once the typing stopped",
-    )
+    tmux.armed("wants to run a command")  # once the typing stopped
     assert "allowed for the session" not in tmux.pane()
     tmux("send-keys", "-t", "chat", "n")
     pane = tmux.wait_for(lambda t: "echo 3 passed: declined" in t, "the declined command")
@@ -82,9 +79,7 @@ def test_a_switch_below_the_new_models_minimum_says_nothing_will_be_cached(
     tmux.wait_for(lambda t: "Hello!" in t, "the first answer")
     tmux("send-keys", "-t", "chat", "-l", "/model claude-haiku-4-5")
     tmux("send-keys", "-t", "chat", "Enter")
-    pane = tmux.wait_for(
-        lambda t: "Switch (s)" in t and "finish typing" not in t, "the armed switch dialog"
-    )
+    pane = tmux.armed("Switch (s)")
     assert "below minimum: not cached" in pane, pane
     assert re.search(r"break-even\s+never", pane), pane
     tmux("send-keys", "-t", "chat", "s")

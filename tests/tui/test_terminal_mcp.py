@@ -81,10 +81,7 @@ def test_mcp_restart_keeps_the_cache_in_a_real_terminal(tmux: Tmux, tmp_path: Pa
     # The server's next start lists one more tool: the dialog prices it; "n" keeps the prefix.
     marker.touch()
     _send(tmux, "/mcp restart inv")
-    pane = tmux.wait_for(
-        lambda t: "restarted with other tools" in t and "finish typing" not in t,
-        "the armed dialog",
-    )
+    pane = tmux.armed("restarted with other tools")
     assert "added mcp__inv__discount" in pane, pane
     tmux("send-keys", "-t", "chat", "n")
     tmux.wait_for(lambda t: "mcp__inv__discount not taken" in t, "the prefix kept")

@@ -54,7 +54,7 @@ def _tokens(figure: str) -> float:
 
 
 def _answer(tmux: Tmux, dialog: str, key: str = "y") -> None:
-    tmux.wait_for(lambda t: dialog in t and "finish typing" not in t, f"the armed {dialog!r}")
+    tmux.armed(dialog)
     tmux("send-keys", "-t", "chat", key)
     tmux.wait_for(lambda t: dialog not in t, f"{dialog!r} answered")
 

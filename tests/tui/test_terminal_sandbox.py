@@ -100,9 +100,7 @@ def test_an_approved_command_cannot_plant_hooks_settings_or_read_credentials(
     tmux.wait_for(lambda t: "live: http://127.0.0.1" in t, "the app to open")
     tmux("send-keys", "-t", "chat", "-l", "plant it")
     tmux("send-keys", "-t", "chat", "Enter")
-    tmux.wait_for(
-        lambda t: "wants to run a command" in t and "finish typing" not in t, "the armed dialog"
-    )
+    tmux.armed("wants to run a command")
     tmux("send-keys", "-t", "chat", "y")
     tmux.wait_for(lambda t: "Planted." in t, "the turn's end")
     out = (ws / "out.txt").read_text()  # what the script saw inside (the workspace is writable)
@@ -121,7 +119,7 @@ def test_an_approved_command_cannot_plant_hooks_settings_or_read_credentials(
 
 
 def _armed(tmux: Tmux, text: str) -> str:
-    return tmux.wait_for(lambda t: text in t and "finish typing" not in t, f"the armed {text!r}")
+    return tmux.armed(text)
 
 
 def test_a_command_gets_the_network_only_when_the_user_says_so(

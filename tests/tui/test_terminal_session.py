@@ -113,13 +113,9 @@ def _wait(tmux: Tmux, name: str, text: str, limit: float = 60.0) -> str:
     raise AssertionError(f"timed out waiting for {text!r}; the pane shows:\n{pane}")
 
 
-def _wait_armed(tmux: Tmux, name: str, limit: float = 60.0) -> None:
+def _wait_armed(tmux: Tmux, name: str, dialog: str) -> None:
     """Wait until the open dialog takes keys (it arms once the typing before it stopped)."""
-    deadline = time.monotonic() + limit
-    while "finish typing" in _pane(tmux, name):
-        if time.monotonic() > deadline:
-            raise AssertionError("the dialog never armed")
-        time.sleep(POLL)
+    tmux.armed(dialog, 60.0, name=name)
 
 
 def _wait_for_keys(tmux: Tmux, name: str) -> None:
@@ -167,8 +163,7 @@ def test_edit_run_tests_undo_and_resume_in_a_real_terminal(
 
     _type(tmux, "one", "fix the bug")
     _type(tmux, "one", "status please")  # typed while the turn runs: queued, not lost
-    _wait(tmux, "one", "The agent wants to write a file")
-    _wait_armed(tmux, "one")
+    _wait_armed(tmux, "one", "The agent wants to write a file")
     tmux("send-keys", "-t", "one", "y")
     pane = _wait(tmux, "one", "Status: all good.")
     assert "Fixed: the tests pass." in pane
@@ -195,8 +190,7 @@ def test_edit_run_tests_undo_and_resume_in_a_real_terminal(
     with SessionStore(store) as st:
         stored = len(st.usage_rows(row.id))
     _type(tmux, "two", "fix it again")
-    _wait(tmux, "two", "The agent wants to write a file")
-    _wait_armed(tmux, "two")
+    _wait_armed(tmux, "two", "The agent wants to write a file")
     tmux("send-keys", "-t", "two", "y")
     deadline = time.monotonic() + 60
     while True:  # the turn's three requests (edit, tests, answer) are stored
