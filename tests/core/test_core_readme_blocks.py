@@ -47,6 +47,7 @@ def test_the_readme_has_its_python_blocks() -> None:
     assert len(python_blocks()) >= 2
 
 
+@pytest.mark.slow  # a process per block, seconds: CI runs it in its slow step
 @pytest.mark.parametrize("index", range(len(python_blocks())))
 def test_each_readme_block_runs_as_a_script(index: int, tmp_path: Path) -> None:
     block = python_blocks()[index]

@@ -14,6 +14,7 @@ from prefixlock.sim.trace import Trace
 pytestmark = pytest.mark.skipif(not routers_jit.AVAILABLE, reason="numba not installed")
 
 
+@pytest.mark.slow  # a numba compile, seconds: CI runs it in its slow step
 @pytest.mark.parametrize("router", list(routers_jit.ROUTER_CODES))
 @pytest.mark.parametrize(("capacity", "ttl"), [(None, None), (3000, None), (800, 300.0)])
 def test_compiled_equals_the_loop(

@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MODELS = ["claude-opus-4-7", "gpt-5.4", "openai-responses:gpt-5.4"]
 
 
+@pytest.mark.slow  # seconds per model: CI runs it in its slow step
 @pytest.mark.parametrize("model", MODELS)
 async def test_cut_and_failed_streams_are_ledgered_and_break_nothing(
     tmp_path: Path, model: str

@@ -114,6 +114,7 @@ def _result(p: subprocess.Popen[str]) -> dict[str, object]:
     return dict(json.loads(out.strip().splitlines()[-1]))
 
 
+@pytest.mark.slow  # two processes, seconds: CI runs it in its slow step
 async def test_two_processes_on_one_session_lose_nothing(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
     await _stored(db)
@@ -134,6 +135,7 @@ async def test_two_processes_on_one_session_lose_nothing(tmp_path: Path) -> None
     assert not any("fork turn" in m for m in _messages(db, "s1"))
 
 
+@pytest.mark.slow  # a killed process, seconds: CI runs it in its slow step
 async def test_a_killed_holders_lease_is_taken_over(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
     await _stored(db)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from prefixlock.agent import Agent
 from prefixlock.billing.usage import Usage
 from prefixlock.clock import ManualClock
@@ -100,6 +102,7 @@ def _fill(store: SessionStore, sid: str, turns: int) -> None:
         messages.extend(new)
 
 
+@pytest.mark.slow  # 500 stored turns, seconds: CI runs it in its slow step
 def test_usage_rows_of_a_500_turn_session_are_fast(tmp_path: Path) -> None:
     db = str(tmp_path / "long.sqlite")
     with SessionStore(db) as store:

@@ -20,6 +20,7 @@ from tests.helpers.tmux import KEY_VARS, Tmux, chat_command
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
     pytest.mark.serial,
+    pytest.mark.slow,  # a real terminal, seconds each: CI runs them in its slow step
 ]
 
 
