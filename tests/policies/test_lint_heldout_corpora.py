@@ -1,4 +1,4 @@
-"""real11 to real26, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real27, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference): each one's draw and labels hold together, and (slow,
 where the project snapshots are on this machine) the linter's figures on both halves.
 
@@ -724,6 +724,31 @@ CORPORA = (
             "ts": {"volatile": (1, 2), "structural": (0, 1), "precision": (3, 3)},
             "py": {"volatile": (1, 2), "structural": (0, 1), "precision": (1, 6)},
         },
+    ),
+    HeldOut(
+        "real27",
+        labels=15,
+        breakers={("test", "volatile"): 1, ("test", "structural"): 8}
+        | {("dev", "volatile"): 1, ("dev", "structural"): 5},
+        # one population of forty new code searches, each pairing a read of live state (a clock
+        # or date library, cwd, OS or git state, editor state, per-request or per-user data) with
+        # a prompt word (22 for TypeScript, 18 for Python; merged round-robin per block), a
+        # path and a README screen for tutorials and one-shot scripts, quotas of 12 a language
+        # stated and filled. Volatile steps over the reserve of sixteen such searches (block 3:
+        # 8, then 6 when it ended), then over the names of blocks 1 and 2 the first draw did not
+        # take (2 when they ended). Test half: 1 volatile (10 wanted), 8 structural
+        first=(12, 12),
+        quota=12,
+        steps=(8, 6, 2),
+        # First run (policies/ as on main c7be1416, the project around each file, after every
+        # label of both halves was committed), its 5 unlabelled findings judged in
+        # findings.toml (2 true, 3 false).
+        dev={
+            "ts": {"volatile": (1, 1), "structural": (1, 1), "precision": (4, 7)},
+            "py": {"volatile": (0, 0), "structural": (0, 4), "precision": (0, 0)},
+        },
+        # Scored once, by the lead, with the round's final rules; empty until then.
+        test={},
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
