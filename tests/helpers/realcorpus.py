@@ -174,12 +174,18 @@ def assert_none_listed_before(folder: Path, earlier: Iterable[Path]) -> None:
 
 
 def assert_steps_split(
-    folder: Path, steps: Iterable[int], first: int = 40, more: Iterable[int] = ()
+    folder: Path,
+    steps: Iterable[int],
+    first: int = 40,
+    more: Iterable[int] = (),
+    step_strata: frozenset[str] = frozenset({"3"}),
 ) -> None:
     """The volatile steps after the first draw's `first` projects, of the sizes the amendment
-    gives in order: stratum-3 files only, each step split evenly within a language (the halves
-    may differ by one project overall, since each step is split on its own). `more`: the sizes
-    of the steps with all three strata drawn after them (real18's amendment 2), split alike."""
+    gives in order: files of `step_strata` only (stratum 3 in real10's draw; real28's role draw
+    takes a volatile step's projects whole, strata 1 and 2), each step split evenly within a
+    language (the halves may differ by one project overall, since each step is split on its
+    own). `more`: the sizes of the steps with all three strata drawn after them (real18's
+    amendment 2), split alike."""
     sizes = [(n, True) for n in steps] + [(n, False) for n in more]
     rows = manifest(folder)
     order = list(dict.fromkeys(r["repo"] for r in rows))
@@ -191,7 +197,7 @@ def assert_steps_split(
         step = later[at : at + size]
         at += size
         if volatile:
-            assert all(r["stratum"] == "3" for r in rows if r["repo"] in step)
+            assert all(r["stratum"] in step_strata for r in rows if r["repo"] in step)
         for lang in ("ts", "py"):
             halves = Counter(projects[p][1] for p in step if projects[p][0] == lang)
             assert abs(halves["dev"] - halves["test"]) <= 1, (lang, halves)
@@ -225,3 +231,18 @@ def assert_real10s_draw(folder: Path, want: int = 20) -> None:
     assert set(strata(here)) == {1, 2, 3}
     assert here.DRAW.want == {"ts": want, "py": want}
     assert here.DRAW.here == folder
+
+
+def assert_role_draw(folder: Path, want: int) -> None:
+    """real28's draw by the file's role: its sample.py runs the shared draw (`realsample.Draw`)
+    with `want` projects a language, stratum 1 is each project's listed path (the number in its
+    category names the path in PROCEDURE.md's list) and stratum 2 at most two other files."""
+    here = load_sample(folder)
+    assert issubclass(here.PathDraw, here.rs.Draw)
+    assert (here.QUOTA, set(here.STRATA), here.IMPORTS) == (want, {1, 2}, 2)
+    rows = manifest(folder)
+    for r in rows:
+        if r["stratum"] == "1":
+            assert r["path"] == here.path_of(r["category"]), r
+    per_project = Counter(r["repo"] for r in rows if r["stratum"] == "2")
+    assert max(per_project.values(), default=0) <= here.IMPORTS
