@@ -246,3 +246,18 @@ def assert_role_draw(folder: Path, want: int) -> None:
             assert r["path"] == here.path_of(r["category"]), r
     per_project = Counter(r["repo"] for r in rows if r["stratum"] == "2")
     assert max(per_project.values(), default=0) <= here.IMPORTS
+
+
+def assert_manifest_draw(folder: Path, want: int) -> None:
+    """real30's draw by the project's manifest: its sample.py runs the shared draw
+    (`realsample.Draw`) with `want` projects a language, one stratum-1 file a project (the file
+    that calls the SDK on most lines, at most MAX_LINES long) and at most two stratum-2 files."""
+    here = load_sample(folder)
+    assert issubclass(here.ManifestDraw, here.rs.Draw)
+    assert (here.QUOTA, set(here.STRATA), here.IMPORTS) == (want, {1, 2}, 2)
+    rows = manifest(folder)
+    firsts = Counter(r["repo"] for r in rows if r["stratum"] == "1")
+    assert set(firsts.values()) == {1} and set(firsts) == {r["repo"] for r in rows}
+    assert all(int(r["lines"]) <= here.rs.MAX_LINES for r in rows)
+    per_project = Counter(r["repo"] for r in rows if r["stratum"] == "2")
+    assert max(per_project.values(), default=0) <= here.IMPORTS

@@ -1,5 +1,6 @@
-"""real11 to real28, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
-the later ones take by reference; real28 samples by the file's role): each one's draw and labels
+"""real11 to real30, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+the later ones take by reference; real28 samples by the file's role, real30 by the project's
+manifest): each one's draw and labels
 hold together, and (slow, where the project snapshots are on this machine) the linter's figures
 on both halves.
 
@@ -24,6 +25,7 @@ from tests.helpers.realcorpus import (
     assert_floors,
     assert_labels_hold,
     assert_list_ended,
+    assert_manifest_draw,
     assert_none_listed_before,
     assert_real10s_draw,
     assert_role_draw,
@@ -58,7 +60,8 @@ class HeldOut:
     quota: int = 20
     # the sampler: "real10" (real10's three strata; a volatile step draws stratum 3 alone) or
     # "role" (real28: the file found by its path and the files it imports; a volatile step
-    # draws its projects whole, strata 1 and 2)
+    # draws its projects whole, strata 1 and 2) or "manifest" (real30: the file calling the SDK
+    # most in a project whose manifest declares one, and the files it imports; taken whole too)
     draw: str = "real10"
     # corpora built at the same time beside this one (real27 beside real28): not earlier, so
     # their names were not left out of this one's list
@@ -66,7 +69,7 @@ class HeldOut:
 
     @property
     def step_strata(self) -> frozenset[str]:
-        return frozenset({"1", "2"}) if self.draw == "role" else frozenset({"3"})
+        return frozenset({"1", "2"}) if self.draw in ("role", "manifest") else frozenset({"3"})
 
     @property
     def folder(self) -> Path:
@@ -792,6 +795,33 @@ CORPORA = (
         # The test half is scored once, by the lead, with the round's final rules.
         test={},
     ),
+    HeldOut(
+        "real30",
+        labels=8,
+        breakers={("test", "volatile"): 2, ("test", "structural"): 3} | {("dev", "structural"): 3},
+        # sampled by the project's manifest: fifty-six code searches for manifests declaring a
+        # model SDK or agent framework (22 package.json, 18 Python manifests, 16 live-context
+        # reserve; their openings' repositories merged round-robin per block and cut to the
+        # 120-fetch budget), the SDK declaration checked in the snapshot, the file calling the
+        # SDK most and at most two files it imports drawn; quotas of 16 a language stated (Python
+        # short at 15 when blocks 1 and 2 ended). Volatile steps over the reserve (block 3: 8,
+        # then 4 when it ended), then over the names of blocks 1 and 2 the first draw did not
+        # take (3; the next found none). Test half: 2 volatile (10 wanted), 3 structural
+        first=(16, 15),
+        quota=16,
+        steps=(8, 4, 3),
+        draw="manifest",
+        beside=("real29",),
+        # First run (policies/ as on main 38d19e54, the project around each file, after every
+        # label of both halves was committed), its 1 unlabelled finding judged in findings.toml
+        # (false: a date computed once, at import).
+        dev={
+            "ts": {"volatile": (0, 0), "structural": (0, 2), "precision": (0, 0)},
+            "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (2, 3)},
+        },
+        # The test half is scored once, by the lead, with the round's final rules.
+        test={},
+    ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
 
@@ -840,6 +870,8 @@ def test_no_project_of_an_earlier_corpus_is_listed(c: HeldOut) -> None:
 def test_the_sampler_is_the_stated_draw(c: HeldOut) -> None:
     if c.draw == "role":
         assert_role_draw(c.folder, c.quota)
+    elif c.draw == "manifest":
+        assert_manifest_draw(c.folder, c.quota)
     else:
         assert_real10s_draw(c.folder, c.quota)
 

@@ -147,9 +147,7 @@ class ManifestDraw(rs.Draw):
         talk = [p for p in snap.grep(R28.CONVERSATION) if rs.eligible(p, lang)]
         if not talk:
             return [], "no conversation"
-        calls = sorted(
-            (-n, p) for p, n in snap.grep(SDKCALL).items() if n and rs.eligible(p, lang)
-        )
+        calls = sorted((-n, p) for p, n in snap.grep(SDKCALL).items() if n and rs.eligible(p, lang))
         at, n_lines, text = "", 0, ""
         for _, path in calls:
             body = snap.text(path)
