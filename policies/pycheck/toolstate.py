@@ -4,11 +4,12 @@ every model call; where a tool of the same module writes that key (`tool_context
 ["purchased_courses"] = courses`), the instruction ahead of the conversation changes whenever the
 tool runs, and the whole history after it is sent again uncached.
 
-Read in one module: an ADK import, an `instruction=` text with `{key}` slots, and a function
-that assigns `<param>.state["key"]` for one of them (a tool or a callback, run mid-conversation).
-A key set once when the session is created (`initial_state = {"user_name": ...}`), a slot that
-no function writes, and an instruction of another framework are left alone. Pure: a syntax tree
-in, findings out.
+Read in one module: an ADK import, an `instruction=` text with `{key}` slots, and a tool (a
+function handed a `tool_context` or a `ToolContext`) that assigns `tool_context.state["key"]`
+for one of them, not to a constant. A key set once when the session is created
+(`initial_state = {"user_name": ...}`), a callback's state (a clock the value rules follow), a
+slot that no tool writes, and an instruction of another framework are left alone. Pure: a
+syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -41,17 +42,28 @@ def _imports_adk(tree: ast.Module) -> bool:
     return False
 
 
+def _tool_context(arg: ast.arg) -> bool:
+    """`tool_context` or `ctx: ToolContext`: the context ADK hands a tool the model calls
+    mid-conversation. A callback's context (`callback_context`) writes what it computes each
+    turn, a clock the value rules already follow."""
+    annotation = arg.annotation
+    named = annotation.id if isinstance(annotation, ast.Name) else ""
+    if isinstance(annotation, ast.Attribute):
+        named = annotation.attr
+    return named == "ToolContext" or arg.arg == "tool_context"
+
+
 def _written_keys(tree: ast.Module) -> dict[str, tuple[str, int]]:
-    """Keys a function assigns on a parameter's state (`tool_context.state["k"] = v`), each
-    with the function and the line of its first write."""
+    """Keys a tool assigns on its context's state (`tool_context.state["k"] = v`, not a
+    constant), each with the tool and the line of its first write."""
     out: dict[str, tuple[str, int]] = {}
     for fn in walk_cached(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+        params = {a.arg for a in fn.args.args + fn.args.kwonlyargs if _tool_context(a)}
         for n in walk_cached(fn):
-            if not isinstance(n, (ast.Assign, ast.AugAssign)):
-                continue
+            if not isinstance(n, (ast.Assign, ast.AugAssign)) or isinstance(n.value, ast.Constant):
+                continue  # a fixed value writes the same text each time
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
             for t in targets:
                 if (

@@ -222,6 +222,14 @@ _ADK = (
         (_ADK.replace("Purchased: {purchased}", "Purchased: see the tool"), []),
         (_ADK.replace("{purchased}", "{{purchased}}"), []),
         (_ADK.replace("google.adk", "myagents"), []),
+        # a callback's context, not a tool's; a constant written
+        (
+            _ADK.replace("tool_context: ToolContext", "callback_context").replace(
+                "tool_context.state", "callback_context.state"
+            ),
+            [],
+        ),
+        (_ADK.replace('state["purchased"] = []', 'state["purchased"] = "none"'), []),
     ],
 )
 def test_tool_written_state_in_an_adk_instruction(src: str, expected: list[int]) -> None:
