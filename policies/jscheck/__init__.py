@@ -14,7 +14,8 @@ figure the reply changes written ahead of the history; `turnahead`: retrieved co
 turn of its own ahead of the replayed history; `firstonly`: a system message sent only on the
 first request; `flattentools`: older tool calls rewritten to text once newer ones arrive;
 `sentparts`: the parts of each list a request sends, in order: per-request messages ahead of
-the replayed history, the history cut to its newest messages).
+the replayed history, the history cut to its newest messages; `handedin`: what another file
+hands a prompt builder of this one per request, where the builder writes it).
 Findings are then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and
 `memoised` show that no later request of the conversation reads the part reported. Pure: text
 in, findings out; another file of the project is read only through the loader the engine
@@ -39,6 +40,7 @@ from .depthinsert import check_depth_insert
 from .firstonly import check_system_first_only
 from .flagtools import check_flag_tools
 from .flattentools import check_flattened_tool_calls
+from .handedin import check_handed_in
 from .importedwindow import check_imported_windows
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
@@ -163,6 +165,16 @@ def check_js(
         found += [
             f
             for f in check_placed_elsewhere(
+                src,
+                importers,
+                checked or (lambda p, t: check_js(p, t, load, importers, elsewhere=False)),
+            )
+            if (f.code, f.line) not in placed
+        ]
+        placed = {(f.code, f.line) for f in found}
+        found += [
+            f
+            for f in check_handed_in(
                 src,
                 importers,
                 checked or (lambda p, t: check_js(p, t, load, importers, elsewhere=False)),

@@ -65,6 +65,7 @@ from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .templatefill import check_filled_templates
 from .templates import check_prompt_templates
+from .toolstate import check_tool_state_in_instruction
 from .toolswap import (
     check_final_without_tools,
     check_system_replaced,
@@ -224,6 +225,8 @@ def check_python(
     if _REPLACED_BY_POSITION.search(text) or ".pop()" in text:  # PL303: `[-n] =`, or a pop
         check_rewritten(tree, ctx)
     check_system_ahead_of_history(tree, ctx)
+    if "google.adk" in text:  # PL304: tool-written state in an ADK instruction
+        check_tool_state_in_instruction(tree, ctx)
     check_system_first_only(tree, ctx)
     check_user_ahead_of_history(tree, ctx)
     check_first_turn_rewritten(tree, ctx)

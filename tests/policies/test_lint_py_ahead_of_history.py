@@ -5,6 +5,8 @@ where the message stands, what it is made from, and whether a history follows.""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.lintfind import lines_of
 
 _LIST = (
@@ -186,3 +188,49 @@ def test_a_loop_over_what_is_no_history_is_no_replay() -> None:
     conversation: its messages stay ahead of the tool results added later."""
     src = _replayed(looped="search(user_input)")
     assert 6 in lines_of(src, "PL304")
+
+
+# Twentieth pass (`pycheck.toolstate`): ADK renders the session state into each `{key}` of an
+# agent's instruction on every model call; a tool of the module that rewrites the key changes
+# the instruction ahead of the history (real26's course-order agents, in two projects).
+_ADK = (
+    "from google.adk.agents import Agent\n"
+    "from google.adk.tools.tool_context import ToolContext\n"
+    "def refund(tool_context: ToolContext) -> dict:\n"
+    '    tool_context.state["purchased"] = []\n'
+    '    return {"ok": True}\n'
+    "agent = Agent(\n"
+    '    name="orders",\n'
+    '    instruction="""\n'
+    "    Name: {user_name}\n"
+    "    Purchased: {purchased}\n"
+    '    """,\n'
+    "    tools=[refund],\n"
+    ")\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        (_ADK, [10]),
+        # ADK's optional slot, the same state
+        (_ADK.replace("{purchased}", "{purchased?}"), [10]),
+        # near misses: a key no function writes (set once when the session is made); the
+        # written key not in the instruction; a literal brace; another framework's template
+        (_ADK.replace('state["purchased"]', 'state["audit"]'), []),
+        (_ADK.replace("Purchased: {purchased}", "Purchased: see the tool"), []),
+        (_ADK.replace("{purchased}", "{{purchased}}"), []),
+        (_ADK.replace("google.adk", "myagents"), []),
+        # a callback's context, not a tool's; a constant written
+        (
+            _ADK.replace("tool_context: ToolContext", "callback_context").replace(
+                "tool_context.state", "callback_context.state"
+            ),
+            [],
+        ),
+        (_ADK.replace('state["purchased"] = []', 'state["purchased"] = "none"'), []),
+    ],
+)
+def test_tool_written_state_in_an_adk_instruction(src: str, expected: list[int]) -> None:
+    assert lines_of(src, "PL304") == expected

@@ -174,3 +174,99 @@ def test_an_importers_check_is_not_charged_to_the_helpers_budget(
     monkeypatch.setattr(engine, "FILE_TIME_S", 0.5)
     monkeypatch.setattr("prefixlock.policies.engine.check_js", slow)
     assert _helper_findings(tmp_path, _SELECTOR_TS) == []
+
+
+# Twentieth pass (`jscheck/handedin.py`): what a route hands a prompt builder of another file per
+# request (a field of the request body), written by the builder into the system prompt it
+# returns, is reported in the builder too, at the line that writes it (real26's health
+# assistant's goals, real17's chat agent's "currently viewing").
+_BUILDER_TS = (
+    "export const getChatPrompt = (options: { tone: string; goals: string[] }) => `\n"
+    "You are a ${options.tone} assistant.\n"
+    "Goals:\n"
+    "${options.goals.join('\\n')}\n"
+    "`;\n"
+)
+_ROUTE_TS = (
+    "import { getChatPrompt } from './prompts';\n"
+    "import { streamText } from 'ai';\n"
+    "export async function POST(req: Request) {\n"
+    "  const { messages, goals } = await req.json();\n"
+    "  const result = streamText({\n"
+    "    model: 'm',\n"
+    "    system: getChatPrompt({ tone: 'calm', goals }),\n"
+    "    messages,\n"
+    "  });\n"
+    "  return result.toDataStreamResponse();\n"
+    "}\n"
+)
+
+
+def _builder_findings(tmp_path: Path, route: str, builder: str = _BUILDER_TS) -> list[int]:
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "prompts.ts").write_text(builder)
+    (tmp_path / "src" / "route.ts").write_text(route)
+    found = lint_paths([str(tmp_path / "src" / "prompts.ts")], LintConfig(), jobs=1).findings
+    return [f.line for f in found if f.code == "PL304"]
+
+
+@pytest.mark.parametrize(
+    ("route", "builder", "expected"),
+    [
+        # the posted goals, written at line 4; the fixed tone at line 2 is not reported
+        (_ROUTE_TS, _BUILDER_TS, [4]),
+        # the whole argument handed per request: its first field written into text, not the
+        # test that reads it
+        (
+            _ROUTE_TS.replace("{ tone: 'calm', goals }", "goals"),
+            "export function getChatPrompt(ctx: any) {\n"
+            "  const parts = ['You are an assistant.'];\n"
+            "  if (ctx?.viewing) {\n"
+            "    parts.push(`They are looking at ${ctx.viewing}`);\n"
+            "  }\n"
+            "  return parts.join('\\n');\n"
+            "}\n",
+            [4],
+        ),
+        # near misses: only fixed text handed in; the builder's text sent in the newest user
+        # message; a one-shot request with no history after it; a builder not named for a
+        # prompt
+        (
+            _ROUTE_TS.replace("{ tone: 'calm', goals }", "{ tone: 'calm', goals: [] }"),
+            _BUILDER_TS,
+            [],
+        ),
+        (
+            _ROUTE_TS.replace("    system: getChatPrompt({ tone: 'calm', goals }),\n", "").replace(
+                "    messages,\n",
+                "    messages: [...messages,\n"
+                "      { role: 'user', content: getChatPrompt({ tone: 'calm', goals }) }],\n",
+            ),
+            _BUILDER_TS,
+            [],
+        ),
+        (
+            _ROUTE_TS.replace("    messages,\n", "    prompt: 'Say hi',\n").replace(
+                "{ messages, goals }", "{ goals }"
+            ),
+            _BUILDER_TS,
+            [],
+        ),
+        # a field named for what the user set for the session (`customPrompt`), handed in again
+        (
+            _ROUTE_TS.replace("goals", "customPrompt"),
+            _BUILDER_TS.replace("goals", "customPrompt"),
+            [],
+        ),
+        (
+            _ROUTE_TS.replace("getChatPrompt", "goalText"),
+            _BUILDER_TS.replace("getChatPrompt", "goalText"),
+            [],
+        ),
+    ],
+)
+def test_what_a_route_hands_a_builder_per_request_is_reported_in_the_builder(
+    tmp_path: Path, route: str, builder: str, expected: list[int]
+) -> None:
+    assert _builder_findings(tmp_path, route, builder) == expected
