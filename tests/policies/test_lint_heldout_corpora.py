@@ -794,7 +794,9 @@ CORPORA = (
         # label of both halves was committed), its 12 unlabelled findings judged in
         # findings.toml (4 true: labelled breakers found at another of their lines; 8 false).
         dev={
-            "ts": {"volatile": (0, 2), "structural": (4, 10), "precision": (8, 14)},
+            # the twentieth pass (request state, written before real28 existed) added one true
+            # and one false finding here: 8/14 -> 9/16
+            "ts": {"volatile": (0, 2), "structural": (4, 10), "precision": (9, 16)},
             "py": {"volatile": (0, 0), "structural": (1, 3), "precision": (1, 3)},
         },
         # The test half is scored once, by the lead, with the round's final rules.
