@@ -719,10 +719,12 @@ CORPORA = (
         # Scored once, by the lead, with the round's final rules (main bfb202c8), the project
         # around each file; its 5 unlabelled findings judged in findings.toml (all false). The
         # rules from before the round (main 75dfb437) find the same breakers and one true
-        # finding fewer (the clock of a chat prompt, found at the builder's call).
+        # finding fewer (the clock of a chat prompt, found at the builder's call). Python
+        # precision 1/6 -> 1/3 by branch h30reach20 (a record's other field does not carry the
+        # clock stamped on it: a stored profile's fallback clocks, a job's creation time).
         test={
             "ts": {"volatile": (1, 2), "structural": (0, 1), "precision": (3, 3)},
-            "py": {"volatile": (1, 2), "structural": (0, 1), "precision": (1, 6)},
+            "py": {"volatile": (1, 2), "structural": (0, 1), "precision": (1, 3)},
         },
     ),
 )
