@@ -28,7 +28,7 @@ from .fixes import MoveFix, taint_fix
 from .layout import LayoutCheck
 from .records import is_record
 from .syntax import const_str, dict_get, dict_keys, dotted, walk_cached, walk_no_defs
-from .taint import CODE_OF, RENDERED, VOLATILE, Evaluator, Taint, Taints, drop
+from .taint import CODE_OF, RENDERED, VOLATILE, Evaluator, Taint, Taints, drop, unfielded
 from .trailing import Trailing
 from .windows import _is_history as is_history
 
@@ -550,6 +550,7 @@ class SinkCheck:
     def report(self, ts: Taints, sink: Sink) -> None:
         if not ts:
             return
+        ts = unfielded(ts)  # one finding per value, whichever record field it came in by
         ctx = self.ctx
         summary = ctx.scope.summary
         for t in ts:

@@ -62,6 +62,11 @@ class Taint:
     once: bool = False  # computed at import time (module level)
     fix_span: Span | None = None  # what to wrap in sorted()
     fix_join: bool = False  # the iteration joins strings: sorting is safe
+    # The field of a record the value was handed in as (`Profile(created_at=now)`,
+    # `{"created_at": now}`) and the record's other fields: reading one of those others
+    # (`profile.info`, `job["topic"]`) reads another value, not this one.
+    field: str | None = None
+    siblings: frozenset[str] = frozenset()
 
 
 Taints = frozenset[Taint]
@@ -92,6 +97,33 @@ def at(node: ast.AST, kind: str, desc: str, once: bool = False) -> Taint:
 def drop(ts: Taints, kinds: Iterable[str]) -> Taints:
     k = set(kinds)
     return frozenset(t for t in ts if t.kind not in k)
+
+
+def as_field(ts: Taints, name: str, siblings: frozenset[str]) -> Taints:
+    """`ts` handed to a record as its field `name`, beside the fields `siblings`."""
+    return frozenset(replace(t, field=name, siblings=siblings) for t in ts)
+
+
+def read_field(ts: Taints, name: str) -> Taints:
+    """What reading the field `name` of a record carrying `ts` carries: a value handed in as
+    another of the record's fields is left out; the field's own value, and anything whose
+    field is unknown (a property may compute from any of them), are kept."""
+    out: set[Taint] = set()
+    for t in ts:
+        if t.field is None:
+            out.add(t)
+        elif t.field == name:
+            out.add(replace(t, field=None, siblings=frozenset()))
+        elif name not in t.siblings:
+            out.add(t)
+    return frozenset(out)
+
+
+def unfielded(ts: Taints) -> Taints:
+    """`ts` with their record fields forgotten (where the whole value is rendered)."""
+    if not any(t.field is not None for t in ts):
+        return ts
+    return frozenset(replace(t, field=None, siblings=frozenset()) for t in ts)
 
 
 def kinds(ts: Taints) -> set[str]:
@@ -607,6 +639,8 @@ class Evaluator:
                 # read carries its own value, not the record's other fields.
                 return fields[key]
         out = self.union((node.value, node.slice), env)
+        if key is not None:
+            out = read_field(out, key)  # `job["topic"]` of `{"topic": t, "created_at": now}`
         if const_str(node.slice) in _MESSAGE_TEXT and isinstance(node.value, ast.Subscript):
             out = out | self._newest_text(node.value)  # `messages[-1]["content"]`
         return out | self._device_state(node)
@@ -658,12 +692,24 @@ class Evaluator:
         if member:
             return member
         base = self.ev(node.value, env)
+        base = read_field(base, node.attr)  # `profile.info` of `Profile(info=i, created_at=now)`
         if node.attr in ("year", "month"):
             # A year or month in prose changes rarely; not a cache problem worth flagging.
             return drop(base, {"time", "date"})
         if node.attr in ("day", "weekday"):
             return _downgrade(base)
         return base
+
+    def ev_Dict(self, node: ast.Dict, env: dict[str, Taints]) -> Taints:
+        keys = [const_str(k) if k is not None else None for k in node.keys]
+        names = frozenset(k for k in keys if k is not None)
+        out: set[Taint] = set()
+        for key, k_node, v in zip(keys, node.keys, node.values, strict=True):
+            ts = self.ev(v, env)
+            # A literal key is a field of the record the dict is (`{"created_at": now}`);
+            # a `**splat` or a computed key is not known by name.
+            out |= as_field(ts, key, names) if key is not None else ts | self.ev(k_node, env)
+        return frozenset(out)
 
     def ev_JoinedStr(self, node: ast.JoinedStr, env: dict[str, Taints]) -> Taints:
         return self.union(node.values, env)
@@ -828,7 +874,15 @@ class Evaluator:
             # An id handed to a call (`ToolContext(request_id=str(uuid4()))`) names the
             # request; what the call makes or fetches is not the id's text.
             kws = [k for k in kws if words(k.arg or "")[-1:] not in (["id"], ["ids"])]
-        args_t = self.union([*node.args, *(k.value for k in kws)], env)
+        if _makes_record(node.func):
+            # `ClientProfile(info=info, created_at=datetime.now())`: each keyword is a field of
+            # the record made, known by its name where a field is read back (`profile.info`).
+            names = frozenset(k.arg for k in node.keywords if k.arg is not None)
+            args_t = self.union(node.args, env)
+            for k in kws:
+                args_t |= as_field(self.ev(k.value, env), k.arg or "", names)
+        else:
+            args_t = self.union([*node.args, *(k.value for k in kws)], env)
         for k in node.keywords:
             if k.arg is None:
                 # Save the fields a splatted mapping names for the moment (`"CURRENT_TIME":
@@ -1092,6 +1146,8 @@ class Evaluator:
             self.ctx.qualname(func.value) in _UNORDERED_MAPPINGS
         ):
             return args_t  # one entry, looked up by its key
+        if meth == "get" and node.args and (field_name := const_str(node.args[0])) is not None:
+            return read_field(recv, field_name) | args_t  # `job.get("topic")`: that field alone
         if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
             summ = self.summaries.get(f"{self.ctx.scope.cls}.{meth}")
             if summ is not None:
@@ -1221,6 +1277,13 @@ class Evaluator:
 _READING_CONSTRUCTORS = frozenset(
     {"from", "load", "read", "scan", "collect", "capture", "snapshot", "current", "now"}
 )
+
+
+def _makes_record(func: ast.expr) -> bool:
+    """Whether a call makes an object of a class named in CamelCase (`ClientProfile(...)`,
+    `models.Job(...)`), whose keywords are its fields; not a constant's call (`MODE(...)`)."""
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name[:1].isupper() and not name.isupper()
 
 
 def _constructed_kind(func: ast.Attribute) -> tuple[str, str] | None:

@@ -6,6 +6,8 @@ real code has, with a twin that goes the other way."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.lintfind import line_codes as _codes
 
 # A settings store that makes a persona with a storage id; the function is named for a persona
@@ -135,3 +137,64 @@ def test_javascript_the_new_user_message_pushed_ahead_of_the_history() -> None:
         "  messages.push({ role: 'user', content: userMessage });\n  return client",
     )
     assert [c for _, c in _codes(after, "runner.js") if c == "PL304"] == []
+
+
+# A profile made with clock-stamped bookkeeping fields, one field of which is handed to a
+# request's system prompt (a WhatsApp lead extractor's shape).
+_PROFILE_PY = (
+    "from datetime import datetime\n"
+    "\n"
+    "class Extractor:\n"
+    "    def profile(self, number, row):\n"
+    "        return ClientProfile(\n"
+    "            info=ClientInfo(name=row['name']),\n"
+    "            number=number,\n"
+    "            created_at=datetime.now(),\n"
+    "        )\n"
+    "\n"
+    "    def extract(self, message, info):\n"
+    "        system_prompt = f'Known so far: {info.name}. Extract the rest.'\n"
+    "        return self.client.chat.completions.create(\n"
+    "            model=MODEL,\n"
+    "            messages=[{'role': 'system', 'content': system_prompt}, *self.history],\n"
+    "        )\n"
+    "\n"
+    "    def process(self, number, message, row):\n"
+    "        profile = self.profile(number, row)\n"
+    "        return self.extract(message, READ)\n"
+)
+
+# A job record kept in a dict attribute, stamped when made; a later request reads its topic.
+_JOB_PY = (
+    "import time\n"
+    "\n"
+    "class Service:\n"
+    "    def start(self, job_id, topic):\n"
+    "        self.jobs[job_id] = {'topic': topic, 'created_at': time.time()}\n"
+    "\n"
+    "    def regenerate(self, job_id, history):\n"
+    "        job = self.jobs[job_id]\n"
+    "        topic = READ\n"
+    "        system = f'You revise the plan for {topic}.'\n"
+    "        return client.messages.create(model=M, system=system, messages=history)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("src", "other_field", "own_field", "line"),
+    [
+        (_PROFILE_PY, "profile.info", "profile.created_at", 8),
+        (_JOB_PY, 'job["topic"]', 'job["created_at"]', 5),
+        (_JOB_PY, 'job.get("topic")', 'job.get("created_at")', 5),
+    ],
+)
+def test_python_a_records_other_field_does_not_carry_its_clock(
+    src: str, other_field: str, own_field: str, line: int
+) -> None:
+    assert (line, "PL101") not in _codes(src.replace("READ", other_field), "records.py")
+    # The twin: the stamped field itself read into the prompt carries the clock.
+    assert (line, "PL101") in _codes(src.replace("READ", own_field), "records.py")
+    # And the whole record rendered into it does too.
+    assert (line, "PL101") in _codes(
+        src.replace("READ", own_field.split("[")[0].split(".")[0]), "records.py"
+    )

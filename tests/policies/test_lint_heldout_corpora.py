@@ -742,10 +742,12 @@ CORPORA = (
         # rules from before the round (main 75dfb437) find the same breakers and one true
         # finding fewer (the clock of a chat prompt, found at the builder's call). TS
         # structural 0/1 -> 1/1, precision 3/3 -> 4/4 by branch h30state20 (posted goals that a
-        # route hands the prompt builder, reported in the builder).
+        # route hands the prompt builder, reported in the builder); Python precision 1/6 -> 1/3
+        # by branch h30reach20 (a record's other field does not carry the clock stamped on it:
+        # a stored profile's fallback clocks, a job's creation time).
         test={
             "ts": {"volatile": (1, 2), "structural": (1, 1), "precision": (4, 4)},
-            "py": {"volatile": (1, 2), "structural": (0, 1), "precision": (1, 6)},
+            "py": {"volatile": (1, 2), "structural": (0, 1), "precision": (1, 3)},
         },
     ),
     HeldOut(

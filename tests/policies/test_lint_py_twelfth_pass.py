@@ -55,13 +55,13 @@ def test_a_returns_line_with_the_system_prompt_after_a_preposition_is_no_such_wo
     assert lines_of(_composer(doc), "PL102") == []
 
 
-# A record stamped with the clock, one field of which picks the rows a read returns.
+# A record whose clock-stamped field picks the rows a read returns.
 _ROWS = (
     "import sqlite3\n"
     "from datetime import datetime\n"
     "\n"
     "def state(channel):\n"
-    '    return {"pointer": channel.pointer, "created_at": datetime.now().isoformat()}\n'
+    '    return {"pointer": datetime.now().isoformat(), "channel": channel.id}\n'
     "\n"
     "def unsummarized(channel):\n"
     '    pointer = state(channel)["pointer"]\n'
