@@ -1,7 +1,10 @@
 """A history window cut by a helper of another module of the project: `import { lastOf } from
 "./util"`, where `lastOf` returns a parameter's last items (`xs.slice(-n)`), and the call's
-result sent after a system prompt here. The helper's module sends nothing, so the cut is seen
-only where it is called. Pure: the other module is read through the evaluator's loader.
+result sent after a system prompt here; or a helper (imported, or `require`d as a module's
+`module.exports`) in whose body the window rules find a cut by a budget (the newest messages
+kept while a token or character count lasts, the oldest dropped while over it), its result
+sent as a request's `messages`. The helper's module sends nothing, so the cut is seen only
+where it is called. Pure: the other module is read through the evaluator's loader.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -11,9 +14,20 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
+from .capwindows import check_cap_windows
 from .reach import window_sent
-from .structure import _for_side_request
-from .syntax import FUNCTIONS, Source, callee_name, project_module, unwrap, walk
+from .structure import _for_side_request, check_windows
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    arguments,
+    callee_name,
+    key_name,
+    project_module,
+    string_value,
+    unwrap,
+    walk,
+)
 from .values import Evaluator
 
 _WHY = (
@@ -25,6 +39,7 @@ _KEEP_ORDER = frozenset({"map", "filter"})
 
 def check_imported_windows(src: Source, ev: Evaluator) -> list[Finding]:
     out: list[Finding] = []
+    cuts: dict[str, list[int]] = {}  # the window lines found in each helper's module
     for call in walk(src.root):
         if call.type != "call_expression":
             continue
@@ -33,24 +48,125 @@ def check_imported_windows(src: Source, ev: Evaluator) -> list[Finding]:
             continue
         name = src.text(fn)
         spec, remote = ev.m.imports.get(name, ("", "*"))
-        if remote == "*" or not project_module(spec):
+        if remote == "*":
+            spec, remote = _required(src, name), "module.exports"
+        if not spec or not project_module(spec):
             continue
         other = ev.other(spec)
-        home, _, helper = other.exported(remote) if other is not None else (None, None, None)
-        if home is None or helper is None or not _returns_last_items(home.src, helper):
+        if other is None:
             continue
-        if _for_side_request(src, call) or not window_sent(
+        home: Evaluator | None = other
+        helper: Node | None
+        if remote == "module.exports":
+            helper = _module_exports(other.src)
+        else:
+            home, _, helper = other.exported(remote)
+        if home is None or helper is None or _for_side_request(src, call):
+            continue
+        if _returns_last_items(home.src, helper) and window_sent(
             src, call, aside=lambda c: _for_side_request(src, c)
         ):
-            continue
-        out.append(
-            src.finding(
-                call,
-                "PL303",
-                f"the messages sent are cut to the last ones by `{name}` (from {spec}): {_WHY}",
+            what = "the messages sent are cut to the last ones"
+        elif (
+            _returns(home.src, helper)
+            and _budget_cut_in(home.src, helper, cuts)
+            and (
+                window_sent(src, call, aside=lambda c: _for_side_request(src, c))
+                or _sent_as_messages(src, call)
             )
-        )
+        ):
+            what = "the messages sent are cut to a window"
+        else:
+            continue
+        out.append(src.finding(call, "PL303", f"{what} by `{name}` (from {spec}): {_WHY}"))
     return out
+
+
+def _required(src: Source, name: str) -> str:
+    """`const trim = require("./trim")`: the module a local is bound to whole (its
+    `module.exports`), or "" when it is bound to no `require` of one."""
+    for d in walk(src.root):
+        if d.type != "variable_declarator" or src.text(d.child_by_field_name("name")) != name:
+            continue
+        value = d.child_by_field_name("value")
+        value = unwrap(value) if value is not None else None
+        if (
+            value is not None
+            and value.type == "call_expression"
+            and callee_name(src, value) == "require"
+            and arguments(value)
+        ):
+            return string_value(src, unwrap(arguments(value)[0])) or ""
+    return ""
+
+
+def _module_exports(src: Source) -> Node | None:
+    """The function a CommonJS module exports whole: `module.exports = function f(...) {...}`,
+    or `module.exports = f` for a function declared in the module."""
+    for a in walk(src.root):
+        if a.type != "assignment_expression":
+            continue
+        if "".join(src.text(a.child_by_field_name("left")).split()) != "module.exports":
+            continue
+        right = a.child_by_field_name("right")
+        right = unwrap(right) if right is not None else None
+        if right is not None and right.type in FUNCTIONS:
+            return right
+        if right is not None and right.type == "identifier":
+            for f in walk(src.root):
+                named = f.child_by_field_name("name")
+                if f.type in FUNCTIONS and named is not None and src.text(named) == src.text(right):
+                    return f
+    return None
+
+
+def _returns(src: Source, fn: Node) -> bool:
+    """The helper hands back a value (a cut made in place and not returned is seen where the
+    list lives)."""
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return False
+    if body.type != "statement_block":
+        return True
+    return any(r.type == "return_statement" and r.named_children for r in walk(body))
+
+
+def _budget_cut_in(src: Source, fn: Node, cuts: dict[str, list[int]]) -> bool:
+    """Whether the window rules find a cut inside the helper's body in its own module: the
+    newest messages kept while a budget lasts, the oldest dropped while over it. Each module's
+    findings are made once a file."""
+    if src.path not in cuts:
+        found = check_windows(src) + check_cap_windows(src)
+        cuts[src.path] = [f.line for f in found if f.code == "PL303"]
+    first, last = fn.start_point[0] + 1, fn.end_point[0] + 1
+    return any(first <= line <= last for line in cuts[src.path])
+
+
+def _sent_as_messages(src: Source, call: Node) -> bool:
+    """The call's result is a request's `messages`: the value of that key (`{ messages:
+    trimHistory(h) }`), or a local bound to it that a later object of the function gives as
+    its `messages` (`const trimmed = trimHistory(h)`, then `callLLM({ messages: trimmed })`)."""
+    holder = call.parent
+    while holder is not None and holder.type in ("await_expression", "parenthesized_expression"):
+        holder = holder.parent
+    if holder is None:
+        return False
+    if holder.type == "pair":
+        return key_name(src, holder.child_by_field_name("key")) == "messages"
+    if holder.type != "variable_declarator":
+        return False
+    local = src.text(holder.child_by_field_name("name"))
+    scope = holder.parent
+    while scope is not None and scope.type not in FUNCTIONS:
+        scope = scope.parent
+    for x in walk(scope) if scope is not None else ():
+        if x.type == "pair" and key_name(src, x.child_by_field_name("key")) == "messages":
+            value = x.child_by_field_name("value")
+            if value is not None and src.text(unwrap(value)) == local:
+                return True
+        if x.type == "shorthand_property_identifier" and src.text(x) == local == "messages":
+            return True
+    return False
 
 
 def _returns_last_items(src: Source, fn: Node) -> bool:

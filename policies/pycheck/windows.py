@@ -76,6 +76,16 @@ def _name(node: ast.AST) -> str | None:
             return key.value
     if isinstance(node, ast.BoolOp) and _empty_default(node):
         return _name(node.values[0])  # `(history or [])`: the list, or nothing when none
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and len(node.args) <= 2
+    ):
+        # `session.get("conversation_history", [])`: the value under that key, as
+        # `session["conversation_history"]` reads it.
+        return const_str(node.args[0])
     return None
 
 
@@ -307,12 +317,15 @@ _TURN_ROLES = frozenset({"user", "assistant", "model", "system", "human", "ai"})
 
 def _builds_thread(tree: ast.Module) -> bool:
     """A message-thread API builds the chat instead of role dicts: `thread.add_user(text)`,
-    `conversation.add_model(reply)`."""
+    `conversation.add_model(reply)`, or a framework's message classes, whose class names the
+    role (`SystemMessage(prompt)`, `HumanMessage(text)`): the file writes chat messages."""
     for n in walk_cached(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
             ws = set(words(n.func.attr))
             if ws & _ADDS and ws & _TURN_ROLES:
                 return True
+        if isinstance(n, ast.Call) and _class_role(n) is not None:
+            return True
     return False
 
 
@@ -623,7 +636,9 @@ def _in_function(at: ast.AST, parents: dict[int, ast.AST]) -> Iterator[ast.AST]:
 # Words of a function that reads the conversation for a one-off verdict on it (an intent, a
 # score), beside the side tasks PL305 names: its excerpt of the recent turns is no window of the
 # conversation the session replays.
+# A router (`router_node`) asks the same kind of verdict: which path the turn takes.
 _SIDE_TASK = SIDE_WORDS | {"analyze", "analyse", "analysis", "intent", "detect", "extract"}
+_SIDE_TASK |= {"router", "routing"}
 
 
 def _in_side_task(at: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -1498,15 +1513,28 @@ def _copy_of_history(v: ast.expr) -> bool:
     if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.args:
         return v.func.id in ("list", "tuple", "sorted") and _is_history(v.args[0])
     if isinstance(v, ast.ListComp) and len(v.generators) == 1:
-        # `other = [m for m in history if m.get("role") != "system"]`: the history filtered
-        return _is_history(v.generators[0].iter)
+        # `other = [m for m in history if m.get("role") != "system"]`: the history filtered;
+        # a field of each item (`[s.screenshot_path for s in history]`) is no message
+        gen = v.generators[0]
+        return (
+            _is_history(gen.iter)
+            and isinstance(v.elt, ast.Name)
+            and isinstance(gen.target, ast.Name)
+            and v.elt.id == gen.target.id
+        )
     return (
         isinstance(v, ast.Subscript)
         and isinstance(v.slice, ast.Slice)
-        and v.slice.lower is None
+        and (v.slice.lower is None or _fixed_head(v.slice.lower))
         and v.slice.upper is None
         and _is_history(v.value)
     )
+
+
+def _fixed_head(lower: ast.expr) -> bool:
+    """`messages[1:]`: the history less a fixed head (its system message), which keeps every
+    message after it; its newest items are the history's newest."""
+    return isinstance(lower, ast.Constant) and type(lower.value) is int and lower.value >= 0
 
 
 def _history_or_copy(node: ast.AST, copies: _Copies) -> bool:
@@ -1540,10 +1568,22 @@ def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> ast.stmt | No
     stop = _budget_stop(loop) if walked is not None else None
     if walked is None or stop is None:
         return None
-    if _history_or_copy(walked, copies):
+    if _history_or_copy(walked, copies) or _tail_of(walked, copies):
         return loop
     # Reported at the budget test, which is what makes a walk of that list a window.
     return stop if _makes_messages(loop) else None
+
+
+def _tail_of(walked: ast.expr, copies: _Copies) -> bool:
+    """`previous_messages[-10:]`: the newest items of a history (or of a copy of one), walked
+    newest first while a budget lasts, a window cut twice."""
+    return (
+        isinstance(walked, ast.Subscript)
+        and isinstance(walked.slice, ast.Slice)
+        and walked.slice.upper is None
+        and _from_end(walked.slice.lower)
+        and _history_or_copy(walked.value, copies)
+    )
 
 
 def _makes_messages(loop: ast.For | ast.AsyncFor) -> bool:

@@ -535,9 +535,10 @@ CORPORA = (
         # `strftime_now`, then a home device's state by its key): py volatile 1/4 -> 3/4,
         # precision 8/9 -> 10/11. Eighteenth pass, Python structural (branch h30st18py): a
         # memory read this turn written into a system prompt builder's text, 3/4, 10/11 ->
-        # 4/4, 11/12.
+        # 4/4, 11/12. Twentieth pass, windows (branch h30win20): a CommonJS helper that drops
+        # the oldest messages while over a token budget, its result sent: TS 0/4 -> 1/4.
         dev={
-            "ts": {"volatile": (1, 1), "structural": (0, 4), "precision": (1, 2)},
+            "ts": {"volatile": (1, 1), "structural": (1, 4), "precision": (2, 2)},
             "py": {"volatile": (3, 4), "structural": (4, 4), "precision": (11, 12)},
         },
         # Scored once, by the lead, with the round's final rules (main b1c93553: the fifteenth
@@ -581,8 +582,10 @@ CORPORA = (
         # messages, 7/11, 13/24 -> 8/11, 14/25. Python structural 4/8 -> 6/8, precision 6/6 ->
         # 8/8 by branch h30st18py (a window flattened into a prompt's text, a budget walk of
         # run nodes into messages).
+        # Twentieth pass, windows (branch h30win20): a helper of another module that keeps the
+        # newest messages within a character budget, its result sent: TS 8/11 -> 9/11.
         dev={
-            "ts": {"volatile": (0, 0), "structural": (8, 11), "precision": (14, 25)},
+            "ts": {"volatile": (0, 0), "structural": (9, 11), "precision": (15, 21)},
             "py": {"volatile": (1, 2), "structural": (6, 8), "precision": (8, 8)},
         },
         # Scored once, by the lead, with the round's final rules (main b1c93553), the project
@@ -672,10 +675,11 @@ CORPORA = (
         # not tuned on). Python precision 2/9 -> 2/8 by branch h30pr18py (a list of facts
         # dumped: no PL202); Python structural 0/5 -> 1/5, precision -> 3/9 by branch
         # h30st18py (a memory file's text in the system prompt builder; a check it was not
-        # tuned on).
+        # tuned on). Twentieth pass, windows (branch h30win20): a window in a file of LangChain
+        # message classes: Python structural 1/5 -> 2/5, precision -> 4/10.
         test={
             "ts": {"volatile": (4, 4), "structural": (4, 6), "precision": (13, 19)},
-            "py": {"volatile": (2, 3), "structural": (1, 5), "precision": (3, 9)},
+            "py": {"volatile": (2, 3), "structural": (2, 5), "precision": (4, 10)},
         },
     ),
     HeldOut(
@@ -705,10 +709,13 @@ CORPORA = (
         # around each file; its 5 unlabelled findings judged in findings.toml (3 true, 2
         # false). The rules from before the round (main 75dfb437) find the same breakers and
         # one true finding fewer (a user's memories in the system prompt, found at a second
-        # line).
+        # line). Twentieth pass, windows (branch h30win20; these misses were named in its
+        # brief): a history read by `.get` and cut, a tail walked newest first while a budget
+        # lasts, the history less its head filled to a character budget: Python structural
+        # 2/6 -> 5/6, precision 4/4 -> 7/7.
         test={
             "ts": {"volatile": (0, 2), "structural": (2, 3), "precision": (6, 8)},
-            "py": {"volatile": (2, 4), "structural": (2, 6), "precision": (4, 4)},
+            "py": {"volatile": (2, 4), "structural": (5, 6), "precision": (7, 7)},
         },
     ),
     HeldOut(

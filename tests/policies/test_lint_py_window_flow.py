@@ -94,6 +94,33 @@ _WALKED = (
 )
 
 
+_GOT = (
+    "def build(session, system_prompt, text):\n"
+    '    messages = [{"role": "system", "content": system_prompt}]\n'
+    '    history = session.get("KEY", [])[-HISTORY_N:]\n'
+    "    messages.extend(history)\n"
+    '    messages.append({"role": "user", "content": text})\n'
+    "    return messages\n"
+)
+_CLASSES = (
+    "class Memory:\n"
+    "    def get_messages(self, messages):\n"
+    "        messages = CUT\n"
+    "        return [SystemMessage(self.system_prompt)] + messages\n"
+)
+_BUDGET = (
+    "def truncate(messages, notes, max_chars=12000):\n"
+    "    rest = REST\n"
+    "    keep, total = [], 0\n"
+    "    for msg in reversed(rest):\n"
+    "        if total + len(msg) > max_chars:\n"
+    "            break\n"
+    "        total += len(msg)\n"
+    "        keep.append(msg)\n"
+    "    return keep\n"
+)
+
+
 @pytest.mark.parametrize(
     ("src", "expected"),
     [
@@ -116,6 +143,28 @@ _WALKED = (
         (_APPENDED.replace("INTO", "messages"), [5]),
         (_APPENDED.replace("INTO", "seen"), []),
         (_APPENDED.replace("data[-5:]", "data[:5]").replace("INTO", "messages"), []),
+        # twentieth pass: a history read by a dict's `.get` is the history under that key
+        (_GOT.replace("KEY", "conversation_history"), [3]),
+        (_GOT.replace("KEY", "cart_items"), []),
+        # a window in a file whose messages are a framework's classes, not role dicts
+        (_CLASSES.replace("CUT", "messages[-self.max_history:]"), [3]),
+        (_CLASSES.replace("CUT", "messages[:self.max_history]"), []),
+        # the last items of a list of a field of each step, in a file of message classes
+        (
+            "def paths(self, n):\n"
+            "    m = [SystemMessage(P)]\n"
+            "    paths = [s.screenshot_path for s in self.history]\n"
+            "    return paths[-n:]\n",
+            [],
+        ),
+        # the same window read by a router for its verdict on the turn's path: a side task
+        (_CLASSES.replace("CUT", "messages[-10:]").replace("get_messages", "router_node"), []),
+        # the history less its system message, filled from the newest back while a budget lasts
+        (_BUDGET.replace("REST", "messages[1:]"), [4]),
+        (_BUDGET.replace("REST", "notes[1:]"), []),
+        # a window of the history walked newest first while a budget lasts (cut twice)
+        (_BUDGET.replace("reversed(rest)", "messages[-10:][::-1]"), [4]),
+        (_BUDGET.replace("reversed(rest)", "notes[-10:][::-1]"), []),
     ],
 )
 def test_a_window_reaches_the_request_through_what_builds_it(src: str, expected: list[int]) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import lint_paths
 from tests.helpers.lintfind import line_codes as _codes
@@ -318,6 +320,87 @@ def test_a_helper_window_handed_to_a_title_request_is_no_finding(tmp_path: Path)
         "  return client", "  await client.create({ messages: titleMessages })\n  return client"
     )
     assert _project(tmp_path, _HELPER, titled) == []
+
+
+# Twentieth pass: a helper of another module that cuts what it is given to a budget (the newest
+# messages kept while a character count lasts), its result sent as the request's messages.
+_BUDGET_HELPER = (
+    "export function trimHistory(messages, maxChars = 8000) {\n"
+    "  let total = 0\n"
+    "  const out = []\n"
+    "  for (let i = messages.length - 1; i >= 0; i--) {\n"
+    "    const len = messages[i].content.length\n"
+    "    if (total + len > maxChars) break\n"
+    "    out.unshift(messages[i])\n"
+    "    total += len\n"
+    "  }\n"
+    "  return out\n"
+    "}\n"
+)
+_BUDGET_CALLER = (
+    "import { trimHistory } from './util'\n"
+    "export async function reply(client, body) {\n"
+    "  const trimmed = trimHistory(body.messages)\n"
+    "  return client.create({ model: 'm', messages: trimmed })\n"
+    "}\n"
+)
+# The same cut as a CommonJS module's whole export, dropping the oldest while over a budget.
+_REQUIRED_HELPER = (
+    "module.exports = function fit(history, text, maxTokens, tok) {\n"
+    "  let size = tok.encode(JSON.stringify(history)).length\n"
+    "  while (size + tok.encode(text).length >= maxTokens) {\n"
+    "    history.splice(0, 1)\n"
+    "    size = tok.encode(JSON.stringify(history)).length\n"
+    "  }\n"
+    "  return history\n"
+    "}\n"
+)
+_REQUIRED_CALLER = (
+    "const fit = require('./util')\n"
+    "async function reply(client, history, text, tok) {\n"
+    "  const kept = fit(history, text, 3000, tok)\n"
+    "  return client.create({ messages: [{ role: 'system', content: 'Hi' }, ...kept] })\n"
+    "}\n"
+    "module.exports = reply\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("helper", "caller", "expected"),
+    [
+        (_BUDGET_HELPER, _BUDGET_CALLER, [("chat.ts", 3, "PL303")]),
+        # the oldest messages kept while the budget lasts: no window
+        (
+            _BUDGET_HELPER.replace(
+                "let i = messages.length - 1; i >= 0; i--", "let i = 0; i < messages.length; i++"
+            ),
+            _BUDGET_CALLER,
+            [],
+        ),
+        # the trimmed list only logged: nothing sent
+        (
+            _BUDGET_HELPER,
+            _BUDGET_CALLER.replace("messages: trimmed", "messages: body.messages").replace(
+                "  return", "  console.log(trimmed)\n  return"
+            ),
+            [],
+        ),
+        (_REQUIRED_HELPER, _REQUIRED_CALLER, [("chat.ts", 3, "PL303")]),
+        # a queue drained to empty is no budget
+        (
+            _REQUIRED_HELPER.replace(
+                "size + tok.encode(text).length >= maxTokens", "history.length"
+            ),
+            _REQUIRED_CALLER,
+            [],
+        ),
+    ],
+)
+def test_a_budget_cut_by_a_helper_of_another_module_is_reported_at_the_call(
+    tmp_path: Path, helper: str, caller: str, expected: list[tuple[str, int, str]]
+) -> None:
+    found = [f for f in _project(tmp_path, helper, caller) if f[0] == "chat.ts"]
+    assert found == expected
 
 
 _PUSHED_FIRST = (
