@@ -779,8 +779,15 @@ CORPORA = (
             "ts": {"volatile": (1, 1), "structural": (1, 1), "precision": (4, 7)},
             "py": {"volatile": (0, 0), "structural": (0, 4), "precision": (0, 0)},
         },
-        # Scored once, by the lead, with the round's final rules; empty until then.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main 0b8f809e: the twentieth
+        # passes), after every label of both halves was committed; its 16 unlabelled findings
+        # judged in findings.toml (8 true, 8 false). The rules from before those passes (main
+        # 26b83a75) find the same breakers and one true finding fewer (the knowledge context
+        # written into the system prompt, found in the builder too).
+        test={
+            "ts": {"volatile": (1, 1), "structural": (4, 6), "precision": (15, 21)},
+            "py": {"volatile": (0, 0), "structural": (0, 2), "precision": (0, 2)},
+        },
     ),
     HeldOut(
         "real28",
@@ -808,8 +815,13 @@ CORPORA = (
             "ts": {"volatile": (0, 2), "structural": (4, 10), "precision": (9, 16)},
             "py": {"volatile": (0, 0), "structural": (1, 3), "precision": (1, 3)},
         },
-        # The test half is scored once, by the lead, with the round's final rules.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main 0b8f809e: the twentieth
+        # passes); its 3 unlabelled findings judged in findings.toml (all false). The rules from
+        # before those passes (main 26b83a75) give the same figures.
+        test={
+            "ts": {"volatile": (1, 4), "structural": (2, 7), "precision": (4, 7)},
+            "py": {"volatile": (1, 1), "structural": (2, 2), "precision": (3, 3)},
+        },
     ),
     HeldOut(
         "real29",
@@ -835,8 +847,13 @@ CORPORA = (
             "ts": {"volatile": (0, 0), "structural": (0, 0), "precision": (0, 11)},
             "py": {"volatile": (0, 0), "structural": (3, 4), "precision": (3, 10)},
         },
-        # The test half is scored once, by the lead, with the round's final rules.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main 0b8f809e: the twentieth
+        # passes); no unlabelled finding. The rules from before those passes (main 26b83a75)
+        # give the same figures.
+        test={
+            "ts": {"volatile": (0, 0), "structural": (0, 1), "precision": (0, 0)},
+            "py": {"volatile": (0, 0), "structural": (1, 6), "precision": (1, 1)},
+        },
     ),
     HeldOut(
         "real30",
@@ -862,8 +879,14 @@ CORPORA = (
             "ts": {"volatile": (0, 0), "structural": (0, 2), "precision": (0, 0)},
             "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (2, 3)},
         },
-        # The test half is scored once, by the lead, with the round's final rules.
-        test={},
+        # Scored once, by the lead, with the round's final rules (main 0b8f809e: the twentieth
+        # passes); its 3 unlabelled findings judged in findings.toml (all false). The rules from
+        # before those passes (main 26b83a75) find the same breakers and one false finding
+        # fewer (a preference summary confirmed before the interview, handed to the builder).
+        test={
+            "ts": {"volatile": (1, 2), "structural": (1, 1), "precision": (2, 4)},
+            "py": {"volatile": (0, 0), "structural": (1, 2), "precision": (2, 3)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
