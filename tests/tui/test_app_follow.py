@@ -3,6 +3,7 @@ dialog."""
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 
 from prefixlock.tui.app import ChatApp
@@ -17,6 +18,7 @@ async def say_and_look(app: ChatApp, pilot: Pilot[None], text: str, answer: str 
     await still(app, pilot)
 
 
+@pytest.mark.slow  # seconds of a Pilot session: CI runs it in its slow step
 async def test_the_view_follows_after_scrolling_back_and_after_a_dialog(
     make_app: AppFactory,
 ) -> None:
@@ -84,6 +86,7 @@ async def test_the_view_follows_after_page_down_at_the_end(make_app: AppFactory)
         assert conv.scroll_y == where < conv.max_scroll_y
 
 
+@pytest.mark.slow  # seconds of a Pilot session: CI runs it in its slow step
 async def test_the_view_follows_after_an_approval_dialog_mid_turn(make_app: AppFactory) -> None:
     """Output streamed while the approval dialog covered the conversation, and what the turn
     wrote after the answer, end in view."""
@@ -100,6 +103,7 @@ async def test_the_view_follows_after_an_approval_dialog_mid_turn(make_app: AppF
             assert conv.scroll_y == conv.max_scroll_y
 
 
+@pytest.mark.slow  # seconds of a Pilot session: CI runs it in its slow step
 async def test_the_view_follows_after_ctrl_r(make_app: AppFactory) -> None:
     """Ctrl+R unfolds (and folds) every tool entry; the view at the end once stopped
     following the replies after it."""
