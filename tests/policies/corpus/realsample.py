@@ -484,3 +484,47 @@ def next_main(here: Path, quota: int, argv: list[str]) -> int:
     base = quota_draw(here, quota)
     step = sibling(here, "real21").NextDraw(base.here, base.strata, base.want)
     return reserve_step(step, [a for a in argv if a != "--next"])
+
+
+def screen_verdicts(here: Path) -> dict[str, str]:
+    """A corpus's README screen (its SCREENED.tsv, real27 and real29): owner/name -> `keep` or
+    the reason the project's README shows no conversation app."""
+    out: dict[str, str] = {}
+    for line in (here / "SCREENED.tsv").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, verdict = line.split("\t")
+            out[name] = verdict
+    return out
+
+
+def screened_main(here: Path, quota: int, argv: list[str]) -> int:
+    """`next_main` behind the README screen: a project is opened only when SCREENED.tsv holds
+    its verdict (a snapshot without one stops the draw: the README is screened before the draw
+    reaches the name), and a project the screen left out is recorded in SKIPPED.txt with its
+    reason rather than as `no snapshot`."""
+    global open_snapshot
+    plain = open_snapshot
+
+    def screened(mirror: Path, name: str) -> Snapshot | None:
+        snap = plain(mirror, name)
+        if snap is None:
+            return None
+        verdict = screen_verdicts(here).get(name)
+        if verdict is None:
+            raise SystemExit(f"{name}: no README verdict in SCREENED.tsv; screen it first")
+        return snap if verdict == "keep" else None
+
+    open_snapshot = screened
+    try:
+        code = next_main(here, quota, argv)
+    finally:
+        open_snapshot = plain
+    out = screen_verdicts(here)
+    skipped = here / "SKIPPED.txt"
+    lines = skipped.read_text(encoding="utf-8").splitlines()
+    for at, line in enumerate(lines):
+        name = line.split(":")[0]
+        if line == f"{name}: no snapshot" and out.get(name, "keep") != "keep":
+            lines[at] = f"{name}: not a conversation app (README): {out[name]}"
+    skipped.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return code
