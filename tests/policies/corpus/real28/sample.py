@@ -86,14 +86,13 @@ def readme_line(snap: rs.Snapshot) -> str:
     return next((ln.strip() for ln in snap.text(readme).splitlines() if ln.strip()), "")
 
 
-@functools.lru_cache(maxsize=1)
-def template_copies() -> dict[str, str]:
-    """Names past the first PER_TEMPLATE sharing a key, over the whole list in order (only
-    snapshots present count): {name: key}."""
+def copies_in(here: Path, mirror: Path) -> dict[str, str]:
+    """Names past the first PER_TEMPLATE sharing a key, over the whole list of the corpus in
+    `here` in order (only snapshots present count): {name: key} (real28's and real30's)."""
     seen: dict[str, int] = {}
     copies: dict[str, str] = {}
-    for _, name in rs.Draw(HERE, {}, {}).candidates():
-        snap = rs.open_snapshot(MIRROR, name)
+    for _, name in rs.Draw(here, {}, {}).candidates():
+        snap = rs.open_snapshot(mirror, name)
         if snap is None:
             continue
         key = template_key(snap)
@@ -103,6 +102,11 @@ def template_copies() -> dict[str, str]:
         if seen[key] > PER_TEMPLATE:
             copies[name] = key
     return copies
+
+
+@functools.lru_cache(maxsize=1)
+def template_copies() -> dict[str, str]:
+    return copies_in(HERE, MIRROR)
 
 
 def resolve_ts(spec: str, at: str, paths: set[str]) -> str | None:
@@ -165,6 +169,25 @@ def builds(text: str) -> int:
     return sum(1 for ln in text.splitlines() if BUILDS.search(ln))
 
 
+def drawn_rows(snap: rs.Snapshot, at: str, text: str, lang: str) -> list[list[str]]:
+    """MANIFEST rows for the stratum-1 file `at` (its `text`) and the files it imports that
+    build the request, the IMPORTS that build most (real28's and real30's)."""
+    lic = snap.licence()
+    rows = [[at, snap.commit, lic, str(len(text.splitlines())), str(builds(text)), "1", "1"]]
+    picks: list[tuple[int, str, int]] = []
+    for imp in imports(snap, at, lang):
+        if not rs.eligible(imp, lang):
+            continue
+        body = snap.text(imp)
+        size = len(body.splitlines())
+        score = builds(body)
+        if size <= rs.MAX_LINES and score:
+            picks.append((-score, imp, size))
+    for rank, (neg, imp, size) in enumerate(sorted(picks)[:IMPORTS], 1):
+        rows.append([imp, snap.commit, lic, str(size), str(-neg), str(rank), "2"])
+    return rows
+
+
 class PathDraw(rs.Draw):
     """real28's draw: the name's path and the files it imports that build the request."""
 
@@ -197,20 +220,7 @@ class PathDraw(rs.Draw):
         n_lines = len(text.splitlines())
         if n_lines > rs.MAX_LINES:
             return [], f"path not drawn: {n_lines} lines"
-        lic = snap.licence()
-        rows = [[at, snap.commit, lic, str(n_lines), str(builds(text)), "1", "1"]]
-        picks: list[tuple[int, str, int]] = []
-        for imp in imports(snap, at, lang):
-            if not rs.eligible(imp, lang):
-                continue
-            body = snap.text(imp)
-            size = len(body.splitlines())
-            score = builds(body)
-            if size <= rs.MAX_LINES and score:
-                picks.append((-score, imp, size))
-        for rank, (neg, imp, size) in enumerate(sorted(picks)[:IMPORTS], 1):
-            rows.append([imp, snap.commit, lic, str(size), str(-neg), str(rank), "2"])
-        return rows, None
+        return drawn_rows(snap, at, text, lang), None
 
 
 class NextPathDraw(PathDraw, rs.sibling(HERE, "real21").NextDraw):  # type: ignore[misc]
@@ -220,10 +230,10 @@ class NextPathDraw(PathDraw, rs.sibling(HERE, "real21").NextDraw):  # type: igno
 STRATA: dict[int, tuple[rs.Scorer, int]] = {1: (lambda s: {}, 1), 2: (lambda s: {}, IMPORTS)}
 
 
-def main(argv: list[str]) -> int:
-    global MIRROR
-    if "--mirror" in argv:
-        MIRROR = Path(argv[argv.index("--mirror") + 1])
+def role_main(here: Path, argv: list[str], first: type[rs.Draw], step: type[rs.Draw]) -> int:
+    """The command line of real28 and real30 (`--mirror` read by each module): the first draw
+    (QUOTA projects a language; `--quota N` lowers the Python quota), or with `--next` one
+    volatile step over block 3."""
     python = QUOTA
     if "--quota" in argv:
         at = argv.index("--quota")
@@ -231,9 +241,16 @@ def main(argv: list[str]) -> int:
         argv = argv[:at] + argv[at + 2 :]
     want = {"ts": QUOTA, "py": python}
     if "--next" in argv:
-        step = NextPathDraw(HERE, STRATA, want)
-        return rs.reserve_step(step, [a for a in argv if a != "--next"], volatile=1)
-    return PathDraw(HERE, STRATA, want).main(argv, volatile=1)
+        rest = [a for a in argv if a != "--next"]
+        return rs.reserve_step(step(here, STRATA, want), rest, volatile=1)
+    return first(here, STRATA, want).main(argv, volatile=1)
+
+
+def main(argv: list[str]) -> int:
+    global MIRROR
+    if "--mirror" in argv:
+        MIRROR = Path(argv[argv.index("--mirror") + 1])
+    return role_main(HERE, argv, PathDraw, NextPathDraw)
 
 
 if __name__ == "__main__":

@@ -110,21 +110,8 @@ def declares_sdk(snap: rs.Snapshot) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def template_copies() -> dict[str, str]:
-    """Names past the first PER_TEMPLATE sharing real28's template key, over real30's whole
-    list in order (only snapshots present count): {name: key}."""
-    seen: dict[str, int] = {}
-    copies: dict[str, str] = {}
-    for _, name in rs.Draw(HERE, {}, {}).candidates():
-        snap = rs.open_snapshot(MIRROR, name)
-        if snap is None:
-            continue
-        key = R28.template_key(snap)
-        if not key:
-            continue
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] > PER_TEMPLATE:
-            copies[name] = key
-    return copies
+    """real28's template copies over real30's list."""
+    return R28.copies_in(HERE, MIRROR)
 
 
 class ManifestDraw(rs.Draw):
@@ -148,29 +135,15 @@ class ManifestDraw(rs.Draw):
         if not talk:
             return [], "no conversation"
         calls = sorted((-n, p) for p, n in snap.grep(SDKCALL).items() if n and rs.eligible(p, lang))
-        at, n_lines, text = "", 0, ""
+        at, text = "", ""
         for _, path in calls:
             body = snap.text(path)
-            size = len(body.splitlines())
-            if size <= rs.MAX_LINES:
-                at, n_lines, text = path, size, body
+            if len(body.splitlines()) <= rs.MAX_LINES:
+                at, text = path, body
                 break
         if not at:
             return [], "no request call"
-        lic = snap.licence()
-        rows = [[at, snap.commit, lic, str(n_lines), str(R28.builds(text)), "1", "1"]]
-        picks: list[tuple[int, str, int]] = []
-        for imp in R28.imports(snap, at, lang):
-            if not rs.eligible(imp, lang):
-                continue
-            body = snap.text(imp)
-            size = len(body.splitlines())
-            score = R28.builds(body)
-            if size <= rs.MAX_LINES and score:
-                picks.append((-score, imp, size))
-        for rank, (neg, imp, size) in enumerate(sorted(picks)[:IMPORTS], 1):
-            rows.append([imp, snap.commit, lic, str(size), str(-neg), str(rank), "2"])
-        return rows, None
+        return R28.drawn_rows(snap, at, text, lang), None
 
 
 class NextManifestDraw(ManifestDraw, rs.sibling(HERE, "real21").NextDraw):  # type: ignore[misc]
@@ -184,16 +157,7 @@ def main(argv: list[str]) -> int:
     global MIRROR
     if "--mirror" in argv:
         MIRROR = Path(argv[argv.index("--mirror") + 1])
-    python = QUOTA
-    if "--quota" in argv:
-        at = argv.index("--quota")
-        python = int(argv[at + 1])
-        argv = argv[:at] + argv[at + 2 :]
-    want = {"ts": QUOTA, "py": python}
-    if "--next" in argv:
-        step = NextManifestDraw(HERE, STRATA, want)
-        return rs.reserve_step(step, [a for a in argv if a != "--next"], volatile=1)
-    return ManifestDraw(HERE, STRATA, want).main(argv, volatile=1)
+    return int(R28.role_main(HERE, argv, ManifestDraw, NextManifestDraw))
 
 
 if __name__ == "__main__":
