@@ -161,24 +161,15 @@ def check_js(
     placed = {(f.code, f.line) for f in found}
     found += [f for f in check_dated_chat_templates(path, text) if (f.code, f.line) not in placed]
     if elsewhere:
-        placed = {(f.code, f.line) for f in found}
-        found += [
-            f
-            for f in check_placed_elsewhere(
-                src,
-                importers,
-                checked or (lambda p, t: check_js(p, t, load, importers, elsewhere=False)),
-            )
-            if (f.code, f.line) not in placed
-        ]
-        placed = {(f.code, f.line) for f in found}
-        found += [
-            f
-            for f in check_handed_in(
-                src,
-                importers,
-                checked or (lambda p, t: check_js(p, t, load, importers, elsewhere=False)),
-            )
-            if (f.code, f.line) not in placed
-        ]
+        if checked is None:  # one check of each importer for both rules below
+            memo: dict[str, list[Finding]] = {}
+
+            def checked(p: str, t: str) -> list[Finding]:
+                if p not in memo:
+                    memo[p] = check_js(p, t, load, importers, elsewhere=False)
+                return memo[p]
+
+        for rule in (check_placed_elsewhere, check_handed_in):
+            placed = {(f.code, f.line) for f in found}
+            found += [f for f in rule(src, importers, checked) if (f.code, f.line) not in placed]
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

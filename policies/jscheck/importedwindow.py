@@ -16,7 +16,7 @@ from tree_sitter import Node
 from ..findings import Finding
 from .capwindows import check_cap_windows
 from .reach import window_sent
-from .structure import _for_side_request, check_windows
+from .structure import _WINDOW, _for_side_request, check_windows
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -30,10 +30,6 @@ from .syntax import (
 )
 from .values import Evaluator
 
-_WHY = (
-    "once the window is full its first message changes every turn, and every request misses "
-    "the cache from the system prompt on; summarise or cut the history in large steps instead"
-)
 _KEEP_ORDER = frozenset({"map", "filter"})
 
 
@@ -78,7 +74,7 @@ def check_imported_windows(src: Source, ev: Evaluator) -> list[Finding]:
             what = "the messages sent are cut to a window"
         else:
             continue
-        out.append(src.finding(call, "PL303", f"{what} by `{name}` (from {spec}): {_WHY}"))
+        out.append(src.finding(call, "PL303", f"{what} by `{name}` (from {spec}): {_WINDOW}"))
     return out
 
 
