@@ -24,6 +24,9 @@ import realsample as rs  # noqa: E402
 #: projects a language in the first draw (PROCEDURE.md: "Taking projects")
 QUOTA = 12
 
+#: the draw as stated (12 projects a language); `--quota N` lowers the Python quota only
+DRAW = rs.quota_draw(HERE, QUOTA)
+
 #: the language rule every earlier corpus used, kept as the fallback
 BY_FILES = rs.language
 
