@@ -1,4 +1,4 @@
-"""real11 to real30, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real31, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference; real28 samples by the file's role, real30 by the project's
 manifest): each one's draw and labels
 hold together, and (slow, where the project snapshots are on this machine) the linter's figures
@@ -887,6 +887,26 @@ CORPORA = (
             "ts": {"volatile": (1, 2), "structural": (1, 1), "precision": (2, 4)},
             "py": {"volatile": (0, 0), "structural": (1, 2), "precision": (2, 3)},
         },
+    ),
+    HeldOut(
+        "real31",
+        labels=15,
+        breakers={("test", "volatile"): 1, ("test", "structural"): 4}
+        | {("dev", "volatile"): 3, ("dev", "structural"): 7},
+        # sampled by the project's own issue threads: thirty new searches of GitHub issue and
+        # pull-request threads about prompt caching and token cost (15 phrased for TypeScript
+        # apps, 15 for Python; the threads' repositories merged round-robin per block, libraries
+        # and SDKs skipped from the answer, cut to the 115-fetch budget), a README screen for
+        # libraries, tutorials and apps that send no conversation, the language decided by the
+        # files holding the prompt; quotas of 12 a language stated and filled. One top-up step of
+        # 4 a language (TypeScript ended at 2; two Python removed by the language rule: 2 kept),
+        # then the lists ended at 28 projects. Test half: 1 volatile (10 wanted), 4 structural
+        first=(12, 12),
+        quota=12,
+        steps=(),
+        more=(4,),
+        dev={},
+        test={},
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
