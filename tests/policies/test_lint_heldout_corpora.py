@@ -905,7 +905,13 @@ CORPORA = (
         quota=12,
         steps=(),
         more=(4,),
-        dev={},
+        # First run (policies/ as on main 275ae31f, the project around each file, after every
+        # label of both halves was committed), its 7 unlabelled findings judged in
+        # findings.toml (1 true: a labelled date found at its template; 6 false).
+        dev={
+            "ts": {"volatile": (1, 2), "structural": (1, 4), "precision": (3, 8)},
+            "py": {"volatile": (0, 1), "structural": (2, 3), "precision": (3, 4)},
+        },
         test={},
     ),
 )
