@@ -1,4 +1,4 @@
-"""real11 to real30, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real32, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference; real28 samples by the file's role, real30 by the project's
 manifest): each one's draw and labels
 hold together, and (slow, where the project snapshots are on this machine) the linter's figures
@@ -887,6 +887,30 @@ CORPORA = (
             "ts": {"volatile": (1, 2), "structural": (1, 1), "precision": (2, 4)},
             "py": {"volatile": (0, 0), "structural": (1, 2), "precision": (2, 3)},
         },
+    ),
+    HeldOut(
+        "real32",
+        labels=6,
+        breakers={("test", "volatile"): 1, ("test", "structural"): 1} | {("dev", "structural"): 4},
+        # sampled by agent apps published as packages: thirty docs-corpus queries for apps and
+        # tools that hold a conversation (15 phrased for npm/TypeScript, 15 for PyPI/Python),
+        # the GitHub repository each registry or project page names (libraries skipped from the
+        # page's own words; merged round-robin per block: 64 names, all fetched), a README
+        # screen for tutorials, lists, libraries and one-shot tools. Quotas of 12 a language
+        # stated; the first draw took 8 TypeScript and 4 Python projects and the lists ended
+        # (no step could take more): 12 projects of the 40 aimed at. Test half: 1 volatile
+        # (10 wanted), 1 structural
+        first=(8, 4),
+        quota=12,
+        steps=(),
+        beside=("real31",),
+        # First run (policies/ as on main 275ae31f, unchanged on branch h30r32, the project
+        # around each file, after every label of both halves was committed): no finding.
+        dev={
+            "ts": {"volatile": (0, 0), "structural": (0, 3), "precision": (0, 0)},
+            "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (0, 0)},
+        },
+        test={},  # scored once, by the lead
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
