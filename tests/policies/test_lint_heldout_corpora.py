@@ -1,4 +1,4 @@
-"""real11 to real31, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real32, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference; real28 samples by the file's role, real30 by the project's
 manifest): each one's draw and labels
 hold together, and (slow, where the project snapshots are on this machine) the linter's figures
@@ -913,6 +913,30 @@ CORPORA = (
             "py": {"volatile": (0, 1), "structural": (2, 3), "precision": (3, 4)},
         },
         test={},
+    ),
+    HeldOut(
+        "real32",
+        labels=6,
+        breakers={("test", "volatile"): 1, ("test", "structural"): 1} | {("dev", "structural"): 4},
+        # sampled by agent apps published as packages: thirty docs-corpus queries for apps and
+        # tools that hold a conversation (15 phrased for npm/TypeScript, 15 for PyPI/Python),
+        # the GitHub repository each registry or project page names (libraries skipped from the
+        # page's own words; merged round-robin per block: 64 names, all fetched), a README
+        # screen for tutorials, lists, libraries and one-shot tools. Quotas of 12 a language
+        # stated; the first draw took 8 TypeScript and 4 Python projects and the lists ended
+        # (no step could take more): 12 projects of the 40 aimed at. Test half: 1 volatile
+        # (10 wanted), 1 structural
+        first=(8, 4),
+        quota=12,
+        steps=(),
+        beside=("real31",),
+        # First run (policies/ as on main 275ae31f, unchanged on branch h30r32, the project
+        # around each file, after every label of both halves was committed): no finding.
+        dev={
+            "ts": {"volatile": (0, 0), "structural": (0, 3), "precision": (0, 0)},
+            "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (0, 0)},
+        },
+        test={},  # scored once, by the lead
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
