@@ -909,7 +909,13 @@ CORPORA = (
         # real31 and real32 were built at the same time; neither list was committed before
         # real33's, so their names were not left out of it
         beside=("real31", "real32"),
-        dev={},
+        # First run (policies/ as on main 275ae31f, the project around each file, after every
+        # label of both halves was committed), its 1 unlabelled finding judged in findings.toml
+        # (false: a safety classifier's input, not the conversation sent to the chat model).
+        dev={
+            "ts": {"volatile": (0, 0), "structural": (1, 2), "precision": (1, 1)},
+            "py": {"volatile": (0, 1), "structural": (1, 3), "precision": (1, 2)},
+        },
         test={},
     ),
 )
