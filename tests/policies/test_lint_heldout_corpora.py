@@ -938,6 +938,37 @@ CORPORA = (
         },
         test={},  # scored once, by the lead
     ),
+    ),
+    HeldOut(
+        "real33",
+        labels=11,
+        breakers={("test", "volatile"): 1, ("test", "structural"): 4}
+        | {("dev", "volatile"): 1, ("dev", "structural"): 5},
+        # sampled from apps other people wrote about: thirty new searches of stored web pages
+        # (tutorials, question-and-answer threads, blog and show-and-tell posts; 15 about
+        # TypeScript apps, 15 about Python apps), the first GitHub repository each result names
+        # that the page does not call a library or framework, merged round-robin per block (70
+        # names, under the 115-fetch budget); real30's draw (the file calling the model most,
+        # its SDK call or a provider's chat endpoint, and at most two files it imports) without
+        # real30's manifest and template rules. Quotas of 20 a language stated; the lists ended
+        # at 17 TypeScript and 14 Python projects, and the volatile step after them found no
+        # untried name. Test half: 1 volatile (10 wanted), 4 structural
+        first=(17, 14),
+        quota=20,
+        steps=(),
+        draw="manifest",
+        # real31 and real32 were built at the same time; neither list was committed before
+        # real33's, so their names were not left out of it
+        beside=("real31", "real32"),
+        # First run (policies/ as on main 275ae31f, the project around each file, after every
+        # label of both halves was committed), its 1 unlabelled finding judged in findings.toml
+        # (false: a safety classifier's input, not the conversation sent to the chat model).
+        dev={
+            "ts": {"volatile": (0, 0), "structural": (1, 2), "precision": (1, 1)},
+            "py": {"volatile": (0, 1), "structural": (1, 3), "precision": (1, 2)},
+        },
+        test={},
+    ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
 
