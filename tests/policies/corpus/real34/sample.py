@@ -34,6 +34,8 @@ R28 = rs.sibling(HERE, "real28")
 
 #: projects a language in the first draw (PROCEDURE.md: "Taking projects")
 QUOTA = 12
+#: stratum-2 files a project at most (real28's)
+IMPORTS = R28.IMPORTS
 #: the cache markers that pick stratum 1 (PROCEDURE.md: "Selection of files"), case-sensitive
 MARKERS = (
     "cache_control|cacheControl|prompt_cache_key|promptCacheKey|cachePoint|cache_point"
@@ -111,7 +113,7 @@ class CacheDraw(rs.Draw):
         return list(R28.drawn_rows(snap, at, text, lang)), None
 
 
-STRATA: dict[int, tuple[rs.Scorer, int]] = {1: (lambda s: {}, 1), 2: (lambda s: {}, R28.IMPORTS)}
+STRATA: dict[int, tuple[rs.Scorer, int]] = {1: (lambda s: {}, 1), 2: (lambda s: {}, IMPORTS)}
 
 
 def main(argv: list[str]) -> int:
