@@ -248,12 +248,13 @@ def assert_role_draw(folder: Path, want: int) -> None:
     assert max(per_project.values(), default=0) <= here.IMPORTS
 
 
-def assert_manifest_draw(folder: Path, want: int) -> None:
-    """real30's draw by the project's manifest: its sample.py runs the shared draw
-    (`realsample.Draw`) with `want` projects a language, one stratum-1 file a project (the file
-    that calls the SDK on most lines, at most MAX_LINES long) and at most two stratum-2 files."""
+def assert_manifest_draw(folder: Path, want: int, draw: str = "ManifestDraw") -> None:
+    """real30's draw by the project's manifest (and real34's by cache markers, its `draw` class
+    CacheDraw): its sample.py runs the shared draw (`realsample.Draw`) with `want` projects a
+    language, one stratum-1 file a project (the file that calls the SDK, or names a cache
+    marker, on most lines, at most MAX_LINES long) and at most two stratum-2 files."""
     here = load_sample(folder)
-    assert issubclass(here.ManifestDraw, here.rs.Draw)
+    assert issubclass(getattr(here, draw), here.rs.Draw)
     assert (here.QUOTA, set(here.STRATA), here.IMPORTS) == (want, {1, 2}, 2)
     rows = manifest(folder)
     firsts = Counter(r["repo"] for r in rows if r["stratum"] == "1")
