@@ -941,7 +941,6 @@ CORPORA = (
         },
         test={},  # scored once, by the lead
     ),
-    ),
     HeldOut(
         "real33",
         labels=11,
@@ -969,6 +968,8 @@ CORPORA = (
         dev={
             "ts": {"volatile": (0, 0), "structural": (1, 2), "precision": (1, 1)},
             "py": {"volatile": (0, 1), "structural": (1, 3), "precision": (1, 2)},
+        },
+        test={},
     ),
     HeldOut(
         "real34",
