@@ -15,7 +15,8 @@ turn of its own ahead of the replayed history; `firstonly`: a system message sen
 first request; `flattentools`: older tool calls rewritten to text once newer ones arrive;
 `sentparts`: the parts of each list a request sends, in order: per-request messages ahead of
 the replayed history, the history cut to its newest messages; `handedin`: what another file
-hands a prompt builder of this one per request, where the builder writes it).
+hands a prompt builder of this one per request, where the builder writes it; `livestate`: the
+app's live state (a store's snapshot, a component's hook) in a system prompt ahead of the history).
 Findings are then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and
 `memoised` show that no later request of the conversation reads the part reported. Pure: text
 in, findings out; another file of the project is read only through the loader the engine
@@ -44,6 +45,7 @@ from .handedin import check_handed_in
 from .importedwindow import check_imported_windows
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
+from .livestate import check_live_state
 from .measured import drop_measured
 from .memoised import drop_memoised
 from .middleout import check_middle_out
@@ -142,6 +144,7 @@ def check_js(
         + check_turn_ahead_of_history(src)
         + check_system_first_only(src)
         + check_flattened_tool_calls(src)
+        + check_live_state(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.
