@@ -1895,6 +1895,10 @@ def _filled_to_count(loop: ast.While) -> bool:
             continue
         assert isinstance(cmp.left, ast.Call)
         target = _name(cmp.left.args[0])
+        if _sent_each_pass(loop, target):
+            # `while active and len(messages) < max_len: reply = request(messages)`: the
+            # whole list is sent on every pass and the count only ends the conversation.
+            continue
         for n in walk_cached(loop):
             if (
                 isinstance(n, ast.Call)
@@ -1903,6 +1907,24 @@ def _filled_to_count(loop: ast.While) -> bool:
                 and _name(n.func.value) == target
             ):
                 return True
+    return False
+
+
+def _sent_each_pass(loop: ast.While, target: str | None) -> bool:
+    """The loop's body hands the whole list it counts to a call other than a list method or
+    `len` (`chat_completion_request(messages, tools=t)`): a conversation sent on each pass,
+    which the count ends, not a window collected to it."""
+    for n in (x for stmt in loop.body for x in walk_no_defs(stmt)):
+        if (
+            isinstance(n, ast.Call)
+            and not (isinstance(n.func, ast.Attribute) and _name(n.func.value) == target)
+            and not (isinstance(n.func, ast.Name) and n.func.id == "len")
+            and any(
+                _name(a) == target and isinstance(a, (ast.Name, ast.Attribute))
+                for a in [*n.args, *(k.value for k in n.keywords)]
+            )
+        ):
+            return True
     return False
 
 

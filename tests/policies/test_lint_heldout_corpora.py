@@ -783,10 +783,12 @@ CORPORA = (
         # passes), after every label of both halves was committed; its 16 unlabelled findings
         # judged in findings.toml (8 true, 8 false). The rules from before those passes (main
         # 26b83a75) find the same breakers and one true finding fewer (the knowledge context
-        # written into the system prompt, found in the builder too).
+        # written into the system prompt, found in the builder too). Development data since:
+        # the twenty-first pass, rewrites, drops the false window of a loop whose count only
+        # ends the conversation (Python precision 0/2 -> 0/1).
         test={
             "ts": {"volatile": (1, 1), "structural": (4, 6), "precision": (15, 21)},
-            "py": {"volatile": (0, 0), "structural": (0, 2), "precision": (0, 2)},
+            "py": {"volatile": (0, 0), "structural": (0, 2), "precision": (0, 1)},
         },
     ),
     HeldOut(

@@ -416,3 +416,27 @@ def test_window_kept_after_a_summary_is_reported_once_as_the_summary() -> None:
         "    memory.history = system_msgs + [summary_msg] + recent_msgs\n"
     )
     assert lines_of(src, "PL303") == [5]
+
+
+_LOOP = (
+    "def run(client, history, node, max_messages):\n"
+    '    messages = [{"role": "system", "content": "S"}]\n'
+    "    while node and len(messages) < max_messages:\n"
+    "        BODY\n"
+    "    return messages\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        # The conversation collected from the newest message back until it holds a count.
+        ("messages.insert(1, node.msg); node = node.parent", [3]),
+        # The whole list sent on each pass: the count only ends the conversation.
+        ("reply = client.send(messages); messages.append(reply)", []),
+        ("messages.append(client.send(messages=messages))", []),
+    ],
+)
+def test_a_count_that_only_ends_the_loop_is_no_window(body: str, found: list[int]) -> None:
+    src = _LOOP.replace("BODY", body.replace("; ", "\n        "))
+    assert lines_of(src, "PL303") == found
