@@ -322,6 +322,15 @@ def check_windows(
                 "the history is kept in a bounded queue (`deque(maxlen=...)`) that drops its "
                 "oldest message with each one added",
             )
+        elif isinstance(node, (ast.ListComp, ast.For, ast.AsyncFor)) and _removed_but_last(
+            node, parents
+        ):
+            _add(
+                ctx,
+                node,
+                "every message but the last few is removed from the graph's stored history "
+                "(`RemoveMessage` for each of the older ones)",
+            )
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
     for at in _summary_then_recent(adds, parents):
@@ -1405,6 +1414,41 @@ def _kept_after_summary(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
         and _summary_first(_parts(n), frozenset({name}))
         for n in _in_function(node, parents)
     )
+
+
+def _removed_but_last(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """LangGraph's deletion of all but the newest messages of a thread's checkpointed state:
+    `[RemoveMessage(id=m.id) for m in state["messages"][:-10]]`, or a loop over
+    `messages[:len(messages) - n]` that appends one `RemoveMessage` an item. What is left is
+    the window the next request replays, so its first message moves at every cut."""
+    if isinstance(node, ast.ListComp):
+        if len(node.generators) != 1 or not (
+            isinstance(node.elt, ast.Call) and callee(node.elt) == "RemoveMessage"
+        ):
+            return False
+        it = node.generators[0].iter
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        if not any(
+            isinstance(n, ast.Call) and callee(n) == "RemoveMessage"
+            for stmt in node.body
+            for n in walk_no_defs(stmt)
+        ):
+            return False
+        it = node.iter
+    else:
+        return False
+    if isinstance(it, ast.Call) and callee(it) == "reversed" and len(it.args) == 1:
+        it = it.args[0]
+    if not (
+        isinstance(it, ast.Subscript)
+        and isinstance(it.slice, ast.Slice)
+        and it.slice.lower is None
+        and it.slice.upper is not None
+        and _is_history(it.value)
+    ):
+        return False
+    upper = it.slice.upper
+    return _from_end(upper) or _from_end(_bound_to(upper, it, parents))
 
 
 def _window_locals(at: ast.AST, parents: dict[int, ast.AST]) -> frozenset[str]:

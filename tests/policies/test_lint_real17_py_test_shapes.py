@@ -440,3 +440,39 @@ _LOOP = (
 def test_a_count_that_only_ends_the_loop_is_no_window(body: str, found: list[int]) -> None:
     src = _LOOP.replace("BODY", body.replace("; ", "\n        "))
     assert lines_of(src, "PL303") == found
+
+
+_REMOVE = (
+    "from langchain_core.messages import RemoveMessage\n"
+    "\n"
+    "\n"
+    "def assistant(state):\n"
+    "    update = {'messages': [llm.invoke([sys_msg] + state['messages'])]}\n"
+    "    BODY\n"
+    "    return update\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        # LangGraph: every stored message but the newest N removed from the thread's state.
+        ("update['messages'] += [RemoveMessage(id=m.id) for m in state['messages'][:-10]]", [6]),
+        (
+            "cut = len(state['messages']) - 10\n"
+            "    for m in reversed(state['messages'][:cut]):\n"
+            "        update['messages'].append(RemoveMessage(id=m.id))",
+            [7],
+        ),
+        # Near misses: messages removed by what they are (tool results), not by position, and
+        # messages kept, not removed.
+        (
+            "update['messages'] += [RemoveMessage(id=m.id) for m in state['messages'] "
+            "if m.type == 'tool']",
+            [],
+        ),
+        ("update['kept'] = [m.id for m in state['messages'][:-10]]", []),
+    ],
+)
+def test_graph_history_removed_but_its_last_messages(body: str, found: list[int]) -> None:
+    assert lines_of(_REMOVE.replace("BODY", body), "PL303") == found
