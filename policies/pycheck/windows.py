@@ -114,6 +114,16 @@ def _is_history(node: ast.AST) -> bool:
 _STORES = frozenset({"histories", "conversations", "transcripts"})
 
 
+def _history_listed(node: ast.AST) -> bool:
+    """`[m for m in history if m.content]`, `[m async for m in channel.history(after=t)]`: a
+    list made one item an item from the history, or from a read of it (a call named for it),
+    is the history (filtered), and a window of it is a window of the conversation."""
+    if not (isinstance(node, ast.ListComp) and len(node.generators) == 1):
+        return False
+    it = node.generators[0].iter
+    return _is_history(it) or (isinstance(it, ast.Call) and _is_history(it.func))
+
+
 def _keyed_history(node: ast.AST) -> bool:
     """`self.history[chat_id]`: one conversation of a store keyed by its id (a message,
     `messages[i]`, is looked up by a position, not an id or a key). A store named in the
@@ -196,6 +206,7 @@ def check_windows(
                         _is_history(node.value)
                         or _keyed_history(node.value)
                         or (isinstance(node.value, ast.Name) and node.value.id in copies)
+                        or _history_listed(node.value)
                     )
                     and _sent(node, parents, chat)
                 )
@@ -208,8 +219,12 @@ def check_windows(
                 not _in_side_task(node, parents)
                 and not _kept_by_private_helper(node, tree, parents)
                 and not holds_records(node.value, tree)
+                and not _kept_after_summary(node, parents)
             ):
-                _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
+                # A listing written over several lines is reported at its cut, where the count
+                # is chosen (as a store read is at its `.limit(n)`).
+                cut_at = node.slice if _history_listed(node.value) else node
+                _add(ctx, cut_at, f"the conversation is cut to its last messages (`{_src(node)}`)")
         elif isinstance(node, ast.Assign) and _last_role_write(node, tree):
             _add(ctx, node, "the last message's role is changed by its position")
         elif isinstance(node, ast.Assign) and _cut_out(node):
@@ -279,7 +294,9 @@ def check_windows(
                 f"the history is kept to its newest messages by `{_src(node.func)}` "
                 f"(`{cap.arg}={_src(cap.value)}`)",
             )
-        elif isinstance(node, (ast.List, ast.BinOp)) and _summary_first(_parts(node)):
+        elif isinstance(node, (ast.List, ast.BinOp)) and _summary_first(
+            _parts(node), _window_locals(node, parents)
+        ):
             if id(node) not in inner:
                 inner.update(id(x) for x in walk_cached(node) if x is not node)
                 _add(ctx, node, _SUMMARY + " kept ahead of the recent ones", _SUMMARY_TAIL)
@@ -304,6 +321,15 @@ def check_windows(
                 node,
                 "the history is kept in a bounded queue (`deque(maxlen=...)`) that drops its "
                 "oldest message with each one added",
+            )
+        elif isinstance(node, (ast.ListComp, ast.For, ast.AsyncFor)) and _removed_but_last(
+            node, parents
+        ):
+            _add(
+                ctx,
+                node,
+                "every message but the last few is removed from the graph's stored history "
+                "(`RemoveMessage` for each of the older ones)",
             )
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
@@ -1352,16 +1378,100 @@ def _named(node: ast.expr, wanted: frozenset[str]) -> bool:
     return bool(set(words(_name(node) or "")) & wanted)
 
 
-def _summary_first(parts: list[ast.expr]) -> bool:
+def _summary_first(parts: list[ast.expr], windows: frozenset[str] = frozenset()) -> bool:
     """`[summary_message] + remaining_messages`, `[system, summary, *recent_messages]`: a
-    summary of the older messages placed before the rest of the history."""
+    summary of the older messages placed before the rest of the history. What follows the
+    summary is the history by its name, or by what it holds whatever its name: a local the
+    function bound to the history's last items (`tail = messages[-keep:]`, in `windows`), the
+    span after the summary's that the summary replaced."""
     for i, p in enumerate(parts):
         if _named(p, frozenset({"summary"})):
             return any(
-                _named(q, _HISTORY | _RECENT) and not _named(q, frozenset({"summary"}))
+                (_named(q, _HISTORY | _RECENT) or (isinstance(q, ast.Name) and q.id in windows))
+                and not _named(q, frozenset({"summary"}))
                 for q in parts[i + 1 :]
             )
     return False
+
+
+def _kept_after_summary(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`recent = history[-10:]` then `system + [summary_msg] + recent`: the window is the span a
+    summary compaction keeps after its summary, reported once as the summary (a compaction
+    rewrites the history in a step, not every turn)."""
+    bound = parents.get(id(node))
+    if isinstance(bound, ast.IfExp):
+        bound = parents.get(id(bound))
+    if not (
+        isinstance(bound, ast.Assign)
+        and len(bound.targets) == 1
+        and isinstance(bound.targets[0], ast.Name)
+    ):
+        return False
+    name = bound.targets[0].id
+    return any(
+        isinstance(n, (ast.List, ast.BinOp))
+        and any(isinstance(q, ast.Name) and q.id == name for q in _parts(n))
+        and _summary_first(_parts(n), frozenset({name}))
+        for n in _in_function(node, parents)
+    )
+
+
+def _removed_but_last(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """LangGraph's deletion of all but the newest messages of a thread's checkpointed state:
+    `[RemoveMessage(id=m.id) for m in state["messages"][:-10]]`, or a loop over
+    `messages[:len(messages) - n]` that appends one `RemoveMessage` an item. What is left is
+    the window the next request replays, so its first message moves at every cut."""
+    if isinstance(node, ast.ListComp):
+        if len(node.generators) != 1 or not (
+            isinstance(node.elt, ast.Call) and callee(node.elt) == "RemoveMessage"
+        ):
+            return False
+        it = node.generators[0].iter
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        if not any(
+            isinstance(n, ast.Call) and callee(n) == "RemoveMessage"
+            for stmt in node.body
+            for n in walk_no_defs(stmt)
+        ):
+            return False
+        it = node.iter
+    else:
+        return False
+    if isinstance(it, ast.Call) and callee(it) == "reversed" and len(it.args) == 1:
+        it = it.args[0]
+    if not (
+        isinstance(it, ast.Subscript)
+        and isinstance(it.slice, ast.Slice)
+        and it.slice.lower is None
+        and it.slice.upper is not None
+        and _is_history(it.value)
+    ):
+        return False
+    upper = it.slice.upper
+    return _from_end(upper) or _from_end(_bound_to(upper, it, parents))
+
+
+def _window_locals(at: ast.AST, parents: dict[int, ast.AST]) -> frozenset[str]:
+    """The names the function around `at` binds to the last items of its history
+    (`tail = messages[-keep_last:]`, also `... if keep_last > 0 else []`): a window of the
+    conversation, whatever the local is called."""
+    out: set[str] = set()
+    for n in _in_function(at, parents):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1):
+            continue
+        target, value = n.targets[0], n.value
+        if isinstance(value, ast.IfExp):
+            value = value.body
+        if (
+            isinstance(target, ast.Name)
+            and isinstance(value, ast.Subscript)
+            and isinstance(value.slice, ast.Slice)
+            and value.slice.upper is None
+            and _from_end(value.slice.lower)
+            and _is_history(value.value)
+        ):
+            out.add(target.id)
+    return frozenset(out)
 
 
 def _list_add(stmt: ast.Expr) -> tuple[str, str, ast.expr] | None:
@@ -1829,6 +1939,10 @@ def _filled_to_count(loop: ast.While) -> bool:
             continue
         assert isinstance(cmp.left, ast.Call)
         target = _name(cmp.left.args[0])
+        if _sent_each_pass(loop, target):
+            # `while active and len(messages) < max_len: reply = request(messages)`: the
+            # whole list is sent on every pass and the count only ends the conversation.
+            continue
         for n in walk_cached(loop):
             if (
                 isinstance(n, ast.Call)
@@ -1837,6 +1951,24 @@ def _filled_to_count(loop: ast.While) -> bool:
                 and _name(n.func.value) == target
             ):
                 return True
+    return False
+
+
+def _sent_each_pass(loop: ast.While, target: str | None) -> bool:
+    """The loop's body hands the whole list it counts to a call other than a list method or
+    `len` (`chat_completion_request(messages, tools=t)`): a conversation sent on each pass,
+    which the count ends, not a window collected to it."""
+    for n in (x for stmt in loop.body for x in walk_no_defs(stmt)):
+        if (
+            isinstance(n, ast.Call)
+            and not (isinstance(n.func, ast.Attribute) and _name(n.func.value) == target)
+            and not (isinstance(n.func, ast.Name) and n.func.id == "len")
+            and any(
+                _name(a) == target and isinstance(a, (ast.Name, ast.Attribute))
+                for a in [*n.args, *(k.value for k in n.keywords)]
+            )
+        ):
+            return True
     return False
 
 

@@ -777,19 +777,22 @@ CORPORA = (
         steps=(8, 6, 2),
         # First run (policies/ as on main c7be1416, the project around each file, after every
         # label of both halves was committed), its 5 unlabelled findings judged in
-        # findings.toml (2 true, 3 false).
+        # findings.toml (2 true, 3 false). The twenty-first pass, rewrites, finds a LangGraph
+        # node's RemoveMessage window (Python structural 0/4 -> 1/4, precision 0/0 -> 1/1).
         dev={
             "ts": {"volatile": (1, 1), "structural": (1, 1), "precision": (4, 7)},
-            "py": {"volatile": (0, 0), "structural": (0, 4), "precision": (0, 0)},
+            "py": {"volatile": (0, 0), "structural": (1, 4), "precision": (1, 1)},
         },
         # Scored once, by the lead, with the round's final rules (main 0b8f809e: the twentieth
         # passes), after every label of both halves was committed; its 16 unlabelled findings
         # judged in findings.toml (8 true, 8 false). The rules from before those passes (main
         # 26b83a75) find the same breakers and one true finding fewer (the knowledge context
-        # written into the system prompt, found in the builder too).
+        # written into the system prompt, found in the builder too). Development data since:
+        # the twenty-first pass, rewrites, drops the false window of a loop whose count only
+        # ends the conversation (Python precision 0/2 -> 0/1).
         test={
             "ts": {"volatile": (1, 1), "structural": (4, 6), "precision": (15, 21)},
-            "py": {"volatile": (0, 0), "structural": (0, 2), "precision": (0, 2)},
+            "py": {"volatile": (0, 0), "structural": (0, 2), "precision": (0, 1)},
         },
     ),
     HeldOut(
@@ -854,10 +857,12 @@ CORPORA = (
         },
         # Scored once, by the lead, with the round's final rules (main 0b8f809e: the twentieth
         # passes); no unlabelled finding. The rules from before those passes (main 26b83a75)
-        # give the same figures.
+        # give the same figures. Development data since: the twenty-first pass, rewrites,
+        # finds a summary ahead of a window bound to a local and a window of a listing read
+        # from a channel's history (Python structural 1/6 -> 3/6, precision 1/1 -> 3/3).
         test={
             "ts": {"volatile": (0, 0), "structural": (0, 1), "precision": (0, 0)},
-            "py": {"volatile": (0, 0), "structural": (1, 6), "precision": (1, 1)},
+            "py": {"volatile": (0, 0), "structural": (3, 6), "precision": (3, 3)},
         },
     ),
     HeldOut(

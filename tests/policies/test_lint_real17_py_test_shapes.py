@@ -1,9 +1,13 @@
 """Python shapes that real17's test half showed (development data since it was scored): a
 history window cut from a list with an empty fallback (`(history or [])[-6:]`) and a store's
 loader capped by the instance's own setting (`get_history(sid, self.memory_size)`). Each a
-synthetic positive with a negative twin that differs in the one thing the rule reads."""
+synthetic positive with a negative twin that differs in the one thing the rule reads. Later
+passes add shapes of the same windows: a summary ahead of a window bound to a local of any name,
+and a window of a list made from the history (filtered, or read from its store)."""
 
 from __future__ import annotations
+
+import pytest
 
 from tests.helpers.lintfind import lines_of
 
@@ -332,3 +336,143 @@ def test_a_pick_followed_by_a_lookup_of_each_picked_name_is_one_finding() -> Non
     src = _PICKED.replace("OWNER", "selector").replace("CALL", "pick")
     src = src.replace("self.prompts[name]", "self.store.get_prompt(name)")
     assert lines_of(src, "PL304") == [4]
+
+
+_REPACK = (
+    "async def repack(messages, keep_last, summarizer):\n"
+    "    head = messages[:1]\n"
+    "    tail = TAIL\n"
+    "    middle = messages[1 : len(messages) - len(tail)]\n"
+    "    summary_message = await summarizer.run(middle)\n"
+    "    ret = JOINED\n"
+    "    return ret\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("tail", "joined", "found"),
+    [
+        # The summary replaces the span between the head and a window of the history bound to
+        # a local of any name: found where the list is joined.
+        ("messages[-keep_last:] if keep_last > 0 else []", "head + [summary_message] + tail", [6]),
+        ("messages[-keep_last:]", "[*head, summary_message, *tail]", [6]),
+        # Near misses: the summary appended once after the history (append-only, the prefix
+        # stays), and a local that holds the history's first items, not its last.
+        ("messages[-keep_last:]", "head + tail + [summary_message]", []),
+        ("messages[:keep_last]", "head + [summary_message] + tail", []),
+    ],
+)
+def test_summary_ahead_of_a_window_bound_to_a_local(
+    tail: str, joined: str, found: list[int]
+) -> None:
+    src = _REPACK.replace("TAIL", tail).replace("JOINED", joined)
+    assert lines_of(src, "PL303") == found
+
+
+_LISTED = (
+    "async def recent(message, limit=10):\n"
+    "    messages = [\n"
+    "        m\n"
+    "        async for m in SOURCE\n"
+    "    ][-limit:]\n"
+    "    return messages\n"
+    "\n"
+    "\n"
+    "async def context(message):\n"
+    '    out = [{"role": "system", "content": "S"}]\n'
+    "    for m in await recent(message):\n"
+    '        out.append({"role": "user", "content": m.content})\n'
+    "    return out\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        # A list made from a read of the history (or the history filtered), cut to its last
+        # items: a window of the conversation, reported at its cut.
+        ("message.channel.history(after=since)", [5]),
+        ("history if m.content", [5]),
+        # Near misses: a list made from something that is no history (agent steps, a log).
+        ("agent.steps(after=since)", []),
+        ("metrics_log if m.ok", []),
+    ],
+)
+def test_window_of_a_list_made_from_the_history(source: str, found: list[int]) -> None:
+    src = _LISTED.replace("SOURCE", source)
+    if " if " in source:
+        src = src.replace("async for m in", "for m in")
+    assert lines_of(src, "PL303") == found
+
+
+def test_window_kept_after_a_summary_is_reported_once_as_the_summary() -> None:
+    """`recent = [m for m in history if ...][-10:]` then `system + [summary_msg] + recent`: a
+    compaction, reported at the summary's join, not again as a window."""
+    src = (
+        "def compact(memory, history):\n"
+        "    system_msgs = [m for m in history if m.role == 'system']\n"
+        "    recent_msgs = [m for m in history if m.role != 'system'][-10:]\n"
+        '    summary_msg = {"role": "system", "content": "SUMMARY"}\n'
+        "    memory.history = system_msgs + [summary_msg] + recent_msgs\n"
+    )
+    assert lines_of(src, "PL303") == [5]
+
+
+_LOOP = (
+    "def run(client, history, node, max_messages):\n"
+    '    messages = [{"role": "system", "content": "S"}]\n'
+    "    while node and len(messages) < max_messages:\n"
+    "        BODY\n"
+    "    return messages\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        # The conversation collected from the newest message back until it holds a count.
+        ("messages.insert(1, node.msg); node = node.parent", [3]),
+        # The whole list sent on each pass: the count only ends the conversation.
+        ("reply = client.send(messages); messages.append(reply)", []),
+        ("messages.append(client.send(messages=messages))", []),
+    ],
+)
+def test_a_count_that_only_ends_the_loop_is_no_window(body: str, found: list[int]) -> None:
+    src = _LOOP.replace("BODY", body.replace("; ", "\n        "))
+    assert lines_of(src, "PL303") == found
+
+
+_REMOVE = (
+    "from langchain_core.messages import RemoveMessage\n"
+    "\n"
+    "\n"
+    "def assistant(state):\n"
+    "    update = {'messages': [llm.invoke([sys_msg] + state['messages'])]}\n"
+    "    BODY\n"
+    "    return update\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        # LangGraph: every stored message but the newest N removed from the thread's state.
+        ("update['messages'] += [RemoveMessage(id=m.id) for m in state['messages'][:-10]]", [6]),
+        (
+            "cut = len(state['messages']) - 10\n"
+            "    for m in reversed(state['messages'][:cut]):\n"
+            "        update['messages'].append(RemoveMessage(id=m.id))",
+            [7],
+        ),
+        # Near misses: messages removed by what they are (tool results), not by position, and
+        # messages kept, not removed.
+        (
+            "update['messages'] += [RemoveMessage(id=m.id) for m in state['messages'] "
+            "if m.type == 'tool']",
+            [],
+        ),
+        ("update['kept'] = [m.id for m in state['messages'][:-10]]", []),
+    ],
+)
+def test_graph_history_removed_but_its_last_messages(body: str, found: list[int]) -> None:
+    assert lines_of(_REMOVE.replace("BODY", body), "PL303") == found
