@@ -162,7 +162,7 @@ def check_js(
     found = drop_memoised(src, drop_read_once_per_run(src, found))
     found = drop_own_folder(module, found)
     found = drop_fixed_per_process(
-        module, found, project_words(path) if project_words is not None else None
+        module, found, lambda: project_words(path) if project_words is not None else None
     )
     found = drop_unreached(src, found, importers, module)
     placed = {(f.code, f.line) for f in found}

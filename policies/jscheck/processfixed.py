@@ -24,6 +24,7 @@ other rules. Pure: a module, the project's words and findings in, findings out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from tree_sitter import Node
 
@@ -49,14 +50,15 @@ _CHDIR = "chdir"
 
 
 def drop_fixed_per_process(
-    module: Module, found: list[Finding], project: frozenset[str] | None
+    module: Module, found: list[Finding], project: Callable[[], frozenset[str] | None]
 ) -> list[Finding]:
     """`found` less the findings whose value is fixed for the process that sends them, as the
-    module docstring says; `project` is the words of the file's project (None: not searched,
-    then only what this file shows is known)."""
+    module docstring says; `project()` gives the words of the file's project (None: not
+    searched, then only what this file shows is known), asked only where it decides."""
     if not any(f.code in _CLOCK_CODES or f.code == "PL105" for f in found):
         return found
-    known = project if project is not None else _file_words(module)
+    words = project()
+    known = words if words is not None else _file_words(module)
     cwd_fixed = _CHDIR not in known
     conversation = bool(known & TERMINAL_WORDS) and not known & SERVER_WORDS
     out: list[Finding] = []
