@@ -432,7 +432,12 @@ def _lint_file(
                     []
                     if looks_minified(text)
                     else check_js(
-                        path, text, _js_module, _js_importers, checked=_js_importer_findings
+                        path,
+                        text,
+                        _js_module,
+                        _js_importers,
+                        checked=_js_importer_findings,
+                        project_words=_js_project_words,
                     )
                 )
             else:
@@ -479,6 +484,7 @@ def _start_run(roots: frozenset[str] | None) -> None:
     _JS_MODULES.clear()
     _JS_PROJECT_FILES.clear()
     _JS_WORDS.clear()
+    _JS_PROJECT_WORDS.clear()
     _JS_TEXTS.clear()
     _JS_PROJECTS.clear()
     _JS_IMPORTERS.clear()
@@ -589,6 +595,7 @@ _JS_MODULES: dict[str, Module | None] = {}  # per process: a helper module is pa
 # findings, each found once: a scan of the project per finding would be quadratic in its size.
 _JS_PROJECT_FILES: dict[str, list[str]] = {}
 _JS_WORDS: dict[str, dict[str, list[str]]] = {}
+_JS_PROJECT_WORDS: dict[str, frozenset[str]] = {}
 _JS_TEXTS: dict[str, str | None] = {}
 _JS_PROJECTS: dict[str, str | None] = {}
 _JS_IMPORTERS: dict[tuple[str, str], list[tuple[Source, str]]] = {}
@@ -653,6 +660,17 @@ def _js_words(root: str) -> dict[str, list[str]]:
     return _JS_WORDS[root]
 
 
+def _js_project_words(path: str) -> frozenset[str] | None:
+    """The words of the project `path` belongs to (`_js_words`' index); None when the file
+    has no project inside what the run lints."""
+    root = _js_project(path)
+    if root is None:
+        return None
+    if root not in _JS_PROJECT_WORDS:
+        _JS_PROJECT_WORDS[root] = frozenset(_js_words(root))
+    return _JS_PROJECT_WORDS[root]
+
+
 def _js_text(path: str) -> str | None:
     if path not in _JS_TEXTS:
         text = None
@@ -675,7 +693,14 @@ def _js_importer_findings(path: str, text: str) -> list[Finding]:
         with _untimed():
             try:
                 with _time_limit(FILE_TIME_S) as fired:
-                    found = check_js(path, text, _js_module, _js_importers, elsewhere=False)
+                    found = check_js(
+                        path,
+                        text,
+                        _js_module,
+                        _js_importers,
+                        elsewhere=False,
+                        project_words=_js_project_words,
+                    )
                 if fired:
                     found = []
             except (_Timeout, SystemError, RecursionError):

@@ -56,6 +56,7 @@ from .peritem import check_per_item
 from .pickedtools import check_tools_picked_by_request
 from .placedelsewhere import check_placed_elsewhere
 from .prefixflow import check_prefix_flow
+from .processfixed import drop_fixed_per_process
 from .reach import Importers, drop_unreached
 from .rewrites import check_rewrites
 from .runonce import drop_read_once_per_run
@@ -91,6 +92,7 @@ def check_js(
     importers: Importers | None = None,
     elsewhere: bool = True,
     checked: Callable[[str, str], list[Finding]] | None = None,
+    project_words: Callable[[str], frozenset[str] | None] | None = None,
 ) -> list[Finding]:
     """The findings of one TypeScript/JavaScript file; `load(path, specifier)` resolves its
     relative imports to parsed modules (values are followed into them); `importers(path,
@@ -99,7 +101,9 @@ def check_js(
     read here are reported here too, unless `elsewhere` is false: a check of an importer).
     `checked(path, text)` gives an importer's own findings (the engine's runs each importer
     once a run, outside this file's CPU budget: it is that file's work); by default the
-    importer is checked here."""
+    importer is checked here. `project_words(path)` gives the words the file's project holds
+    (None where no project is searched): what kind of program it is, a terminal program or a
+    server, decides whether a value read once per process is fixed for a conversation."""
     src = parse(path, text)
     module = Module(src, load)
     ev = Evaluator(module)
@@ -160,6 +164,9 @@ def check_js(
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
     found = drop_memoised(src, drop_read_once_per_run(src, found))
     found = drop_own_folder(module, found)
+    found = drop_fixed_per_process(
+        module, found, lambda: project_words(path) if project_words is not None else None
+    )
     found = drop_unreached(src, found, importers, module)
     placed = {(f.code, f.line) for f in found}
     found += [f for f in check_dated_chat_templates(path, text) if (f.code, f.line) not in placed]
@@ -169,7 +176,9 @@ def check_js(
 
             def checked(p: str, t: str) -> list[Finding]:
                 if p not in memo:
-                    memo[p] = check_js(p, t, load, importers, elsewhere=False)
+                    memo[p] = check_js(
+                        p, t, load, importers, elsewhere=False, project_words=project_words
+                    )
                 return memo[p]
 
         for rule in (check_placed_elsewhere, check_handed_in):

@@ -22,7 +22,7 @@ from ..chattemplate import check_dated_chat_templates
 from ..findings import Finding, Fix, source_lines
 from ..setaside import set_aside
 from .aheadsystem import check_system_ahead_of_history
-from .callers import Callers, drop_started_once, hosts_server
+from .callers import Callers, drop_started_once, hosts_server, one_user
 from .clockhistory import check_clock_in_history
 from .context import Context, Scope
 from .firstonly import check_system_first_only
@@ -209,6 +209,9 @@ def check_python(
         (lambda: project.serving(path, tree))
         if project is not None
         else (lambda: hosts_server(tree))
+    )
+    ctx.one_user = (
+        (lambda: project.one_user(path, tree)) if project is not None else (lambda: one_user(tree))
     )
     if imported is not None:
         ctx.foreign = imported.foreign(path)

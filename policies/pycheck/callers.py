@@ -69,6 +69,13 @@ SERVERS = frozenset(
     | {"tornado", "quart", "litestar", "discord", "telegram", "aiogram", "slack_bolt"}
     | {"livekit"}
 )
+# Modules of a program one user runs for one conversation: a desktop window or a terminal
+# prompt. Not a Streamlit or Gradio page, nor a screen driver: real21 labels a computer-use
+# Streamlit app's date read at import a breaker (its server process outlives the session).
+ONE_USER = frozenset(
+    {"tkinter", "PyQt5", "PyQt6", "PySide2", "PySide6", "wx", "prompt_toolkit", "textual"}
+    | {"questionary", "inquirer"}
+)
 # Decorators that register a request handler (`@app.post("/chat")`, `@router.websocket(...)`).
 _ROUTES = frozenset({"get", "post", "put", "patch", "delete", "route", "websocket", "api_route"})
 
@@ -182,6 +189,25 @@ def hosts_server(tree: ast.Module) -> bool:
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
             _route(d) for d in n.decorator_list
         ):
+            return True
+    return False
+
+
+def one_user(tree: ast.Module) -> bool:
+    """Whether a file shows a program one user runs per conversation: it imports a window's
+    or a terminal prompt's module (`ONE_USER`), or reads the terminal with the builtin
+    `input()`."""
+    for n in walk_cached(tree):
+        if isinstance(n, ast.Import) and any(a.name.split(".")[0] in ONE_USER for a in n.names):
+            return True
+        if (
+            isinstance(n, ast.ImportFrom)
+            and not n.level
+            and n.module
+            and n.module.split(".")[0] in ONE_USER
+        ):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "input":
             return True
     return False
 

@@ -117,6 +117,9 @@ class Context:
     # bot, a LiveKit worker): a value read at import is fixed per process, and its processes
     # (workers, restarts, deploys) serve the same conversations on different days.
     serving: Callable[[], bool] = lambda: False  # asked only where it decides
+    # whether the project shows a program one user runs per conversation (a page, a window,
+    # a terminal prompt); asked only where it decides
+    one_user: Callable[[], bool] = lambda: False
     scope: Scope = field(default_factory=Scope)
     checking: bool = False
     reporting: bool = False

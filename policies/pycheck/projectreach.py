@@ -27,7 +27,7 @@ import ast
 from collections.abc import Callable
 
 from ..meaning import words
-from .callers import SERVERS, hosts_server, main_guard
+from .callers import ONE_USER, SERVERS, hosts_server, main_guard, one_user
 from .reach import REQUEST_LIKE
 from .syntax import assigned, walk_cached
 
@@ -117,6 +117,7 @@ class ProjectReach:
         self._left = self.BUDGET
         self._serving: dict[str, bool] = {}
         self._hosting: dict[str, bool] = {}  # file -> whether it imports a server's framework
+        self._one_user: dict[str, bool] = {}
 
     def serving(self, path: str, tree: ast.Module) -> bool:
         """Whether the project of the file at `path` runs a long-lived server (a file of it
@@ -136,6 +137,25 @@ class ProjectReach:
             self._serving[key] = found
         return self._serving[key]
 
+    def one_user(self, path: str, tree: ast.Module) -> bool:
+        """Whether the project of the file at `path` shows a program one user runs per
+        conversation (`callers.one_user`: a window's or a terminal prompt's module, or the
+        builtin `input()`); the file's own tree alone where the project is not
+        searched."""
+        key = self.norm(path)
+        if key not in self._one_user:
+            found = False
+            for word in (*sorted(ONE_USER), "input"):
+                files = self.holding(path, word)
+                if files is None:
+                    found = one_user(tree)
+                    break
+                if any(one_user(t) for _, t in files):
+                    found = True
+                    break
+            self._one_user[key] = found
+        return self._one_user[key]
+
     def _hosts(self, path: str, tree: ast.Module) -> bool:
         if path not in self._hosting:
             self._hosting[path] = hosts_server(tree)
@@ -144,6 +164,7 @@ class ProjectReach:
     def clear(self) -> None:
         self._serving.clear()
         self._hosting.clear()
+        self._one_user.clear()
         self._sends.clear()
         self._reaches.clear()
         self._defs.clear()

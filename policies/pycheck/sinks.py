@@ -582,6 +582,11 @@ class SinkCheck:
                 # The clock read at import into a prompt constant of a CLI, a desktop app, a
                 # notebook or a page: one process is one conversation, so one prompt.
                 continue
+            if t.once and t.kind in _CLOCK and ctx.one_user() and not ctx.serving():
+                # Read at import and sent by a request inside a function, in a program one user
+                # runs per conversation (a window, a terminal prompt): the same value on every
+                # request of it.
+                continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""
             if served:

@@ -704,7 +704,8 @@ CORPORA = (
         # passes (one finding per value and prompt: true findings of one value at several lines
         # are one; the false stay 12).
         dev={
-            "ts": {"volatile": (4, 5), "structural": (3, 5), "precision": (13, 25)},
+            # TS precision 13/25 -> 13/24 by branch h30fix21 (a CLI's working directory, fixed).
+            "ts": {"volatile": (4, 5), "structural": (3, 5), "precision": (13, 24)},
             "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (2, 4)},
         },
         # Scored once, by the lead, with the round's final rules (main bfb202c8: the eighteenth
@@ -791,7 +792,8 @@ CORPORA = (
         # the twenty-first pass, rewrites, drops the false window of a loop whose count only
         # ends the conversation (Python precision 0/2 -> 0/1).
         test={
-            "ts": {"volatile": (1, 1), "structural": (4, 6), "precision": (15, 21)},
+            # TS precision 15/21 -> 15/20 by branch h30fix21 (a readline CLI's date read at load).
+            "ts": {"volatile": (1, 1), "structural": (4, 6), "precision": (15, 20)},
             "py": {"volatile": (0, 0), "structural": (0, 2), "precision": (0, 1)},
         },
     ),
@@ -852,7 +854,8 @@ CORPORA = (
         # label of both halves was committed), its 18 unlabelled findings judged in
         # findings.toml (all false).
         dev={
-            "ts": {"volatile": (0, 0), "structural": (0, 0), "precision": (0, 11)},
+            # TS precision 0/11 -> 0/7 by branch h30fix21 (a CLI session's working directory).
+            "ts": {"volatile": (0, 0), "structural": (0, 0), "precision": (0, 7)},
             "py": {"volatile": (0, 0), "structural": (3, 4), "precision": (3, 10)},
         },
         # Scored once, by the lead, with the round's final rules (main 0b8f809e: the twentieth
@@ -897,7 +900,8 @@ CORPORA = (
         # 3/5.
         test={
             "ts": {"volatile": (2, 2), "structural": (1, 1), "precision": (3, 5)},
-            "py": {"volatile": (0, 0), "structural": (1, 2), "precision": (2, 3)},
+            # Python precision 2/3 -> 2/2 by branch h30fix21 (an input() loop's date at import).
+            "py": {"volatile": (0, 0), "structural": (1, 2), "precision": (2, 2)},
         },
     ),
     HeldOut(

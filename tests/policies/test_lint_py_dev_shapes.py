@@ -271,6 +271,46 @@ def test_a_clock_read_at_import_is_a_note_only_where_the_process_serves(
         assert "each worker and each restart" in msg and "stale" in msg
 
 
+# A computer-use loop's shape (real30, twice): the constant dated at import is sent by a
+# request inside a function, not read as a prompt constant of its own.
+_SENT_BY_A_LOOP = (
+    "from datetime import datetime\n"
+    "HEADER = f\"Today is {datetime.today().strftime('%A, %B %d')}.\"\n"
+    "def sampling_loop(client, messages):\n"
+    "    while True:\n"
+    "        client.messages.create(model='m', system=HEADER, messages=messages)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("head", "found"),
+    [
+        # a server: many conversations over the life of one import
+        ("from fastapi import FastAPI\n", True),
+        ("import discord\n", True),
+        # a program one user runs per conversation: a window, a terminal prompt
+        ("import tkinter\n", False),
+        ("from prompt_toolkit import prompt\n", False),
+        ("task = input('Task: ')\n", False),
+        # a page's server or a screen driver (real21 labels such a Streamlit app's date read at
+        # import a breaker), or nothing says which: a note, as before
+        ("import streamlit as st\n", True),
+        ("import pyautogui\n", True),
+        ("import argparse\n", True),
+        ("", True),
+    ],
+)
+def test_a_clock_read_at_import_and_sent_by_a_function_is_fixed_in_one_users_program(
+    head: str, found: bool
+) -> None:
+    got = [(f.line, f.code, f.severity) for f in lint_source(head + _SENT_BY_A_LOOP, "loop.py")]
+    n = head.count("\n")
+    assert got == ([(n + 2, "PL102", "note")] if found else [])
+    # The twin reads the clock in the loop: per request, whatever the process.
+    per_request = (head + _SENT_BY_A_LOOP).replace("system=HEADER", "system=f'{datetime.now()}'")
+    assert "PL101" in [c for _, c in _codes(per_request, "loop.py")]
+
+
 def test_a_server_elsewhere_in_the_project_reports_the_prompt_module(
     tmp_path: Path,
 ) -> None:
