@@ -928,7 +928,13 @@ CORPORA = (
             "ts": {"volatile": (1, 2), "structural": (1, 4), "precision": (3, 8)},
             "py": {"volatile": (0, 1), "structural": (2, 3), "precision": (3, 4)},
         },
-        test={},
+        # Scored once, by the lead, with the round's final rules (main f7dfb142: the twenty-first
+        # passes, written on real17 to real30), no unlabelled finding. The rules from before those
+        # passes (main 275ae31f) find the same.
+        test={
+            "ts": {"volatile": (0, 0), "structural": (0, 2), "precision": (0, 0)},
+            "py": {"volatile": (1, 1), "structural": (0, 2), "precision": (1, 1)},
+        },
     ),
     HeldOut(
         "real32",
@@ -952,7 +958,13 @@ CORPORA = (
             "ts": {"volatile": (0, 0), "structural": (0, 3), "precision": (0, 0)},
             "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (0, 0)},
         },
-        test={},  # scored once, by the lead
+        # Scored once, by the lead, with the round's final rules (main f7dfb142: the twenty-first
+        # passes, written on real17 to real30), its 5 unlabelled findings judged in findings.toml (3
+        # true, 2 false). The rules from before those passes (main 275ae31f) find the same.
+        test={
+            "ts": {"volatile": (0, 1), "structural": (0, 1), "precision": (3, 5)},
+            "py": {"volatile": (0, 0), "structural": (0, 0), "precision": (0, 0)},
+        },
     ),
     HeldOut(
         "real33",
@@ -982,7 +994,13 @@ CORPORA = (
             "ts": {"volatile": (0, 0), "structural": (1, 2), "precision": (1, 1)},
             "py": {"volatile": (0, 1), "structural": (1, 3), "precision": (1, 2)},
         },
-        test={},
+        # Scored once, by the lead, with the round's final rules (main f7dfb142: the twenty-first
+        # passes, written on real17 to real30), its 8 unlabelled findings judged in findings.toml (1
+        # true, 7 false). The rules from before those passes (main 275ae31f) find the same.
+        test={
+            "ts": {"volatile": (0, 1), "structural": (2, 2), "precision": (2, 2)},
+            "py": {"volatile": (0, 0), "structural": (0, 2), "precision": (1, 8)},
+        },
     ),
     HeldOut(
         "real34",
@@ -1010,7 +1028,13 @@ CORPORA = (
             "ts": {"volatile": (0, 0), "structural": (0, 0), "precision": (0, 0)},
             "py": {"volatile": (0, 0), "structural": (0, 3), "precision": (0, 1)},
         },
-        test={},
+        # Scored once, by the lead, with the round's final rules (main f7dfb142: the twenty-first
+        # passes, written on real17 to real30), no finding and no breaker. The rules from before
+        # those passes (main 275ae31f) find the same.
+        test={
+            "ts": {"volatile": (0, 0), "structural": (0, 0), "precision": (0, 0)},
+            "py": {"volatile": (0, 0), "structural": (0, 0), "precision": (0, 0)},
+        },
     ),
     HeldOut(
         "real35",
@@ -1037,7 +1061,13 @@ CORPORA = (
             "ts": {"volatile": (0, 0), "structural": (1, 1), "precision": (1, 1)},
             "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (0, 0)},
         },
-        test={},  # scored once, by the lead
+        # Scored once, by the lead, with the round's final rules (main f7dfb142: the twenty-first
+        # passes, written on real17 to real30), no unlabelled finding. The rules from before those
+        # passes (main 275ae31f) find the same.
+        test={
+            "ts": {"volatile": (0, 0), "structural": (2, 7), "precision": (4, 4)},
+            "py": {"volatile": (0, 0), "structural": (1, 3), "precision": (1, 1)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
