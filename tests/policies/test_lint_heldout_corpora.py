@@ -1072,8 +1072,7 @@ CORPORA = (
     HeldOut(
         "real37",
         labels=15,
-        breakers={("test", "structural"): 6}
-        | {("dev", "volatile"): 1, ("dev", "structural"): 8},
+        breakers={("test", "structural"): 6} | {("dev", "volatile"): 1, ("dev", "structural"): 8},
         # sampled as real35: the code index's repository listing for fourteen new name fragments
         # naming applications on agent frameworks (7 leaning TypeScript: Mastra, the AI SDK,
         # LangChain.js, LangGraph.js, @openai/agents; 7 Python: pydantic-ai, Google ADK, CrewAI,
