@@ -1,13 +1,13 @@
 """Select real38's files by the grep rules in PROCEDURE.md and write MANIFEST.tsv and SKIPPED.txt:
 real27's wrapper (real10's three strata through `../realsample.py`, the language quotas, `--next`
-for the reserve block, `--more N` and `--volatile N` steps) with real38's quota, 10 projects a
+for the reserve block, `--more N` and `--volatile N` steps) with real38's quota, 8 projects a
 language, behind real38's README screen (`realsample.screened_main`: a project is opened only when
 SCREENED.tsv holds its verdict). It never reads a file's meaning, only counts matching lines and
 eligible files.
 
     python tests/policies/corpus/real38/sample.py --upto K            # the first draw
-    python tests/policies/corpus/real38/sample.py --next --upto F --volatile 6   # reserve step
-    python tests/policies/corpus/real38/sample.py --upto K --more 3    # main-list step
+    python tests/policies/corpus/real38/sample.py --upto K --volatile 6   # volatile step
+    
 """
 
 from __future__ import annotations
