@@ -7,7 +7,6 @@ eligible files.
 
     python tests/policies/corpus/real38/sample.py --upto K            # the first draw
     python tests/policies/corpus/real38/sample.py --upto K --volatile 6   # volatile step
-    
 """
 
 from __future__ import annotations
