@@ -1,4 +1,4 @@
-"""real11 to real36, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real38, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference; real28 samples by the file's role, real30 by the project's
 manifest): each one's draw and labels
 hold together, and (slow, where the project snapshots are on this machine) the linter's figures
