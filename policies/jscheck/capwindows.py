@@ -2,7 +2,9 @@
 code and each moving the first message sent once the conversation is longer than a cap:
 
 - the oldest message dropped once a cap is passed (`if (history.length > MAX) history.shift()`,
-  `history.splice(0, 2)` under the same test): one message gone per turn from then on;
+  `history.splice(0, 2)`, or `history.splice(1, 2)` after a kept system message, under the
+  same test; the cap may be a `HISTORY_LENGTH` setting or pairs of it, `HISTORY_LENGTH * 2 +
+  1`): one message gone per turn from then on;
 - the messages kept by their index (`history.filter((m, i) => i >= history.length - max)`);
 - the newest first, cut, and turned back (`[...history].reverse().slice(0, n).reverse()`);
 - lodash's `takeRight(history, n)` / `takeLast`;
@@ -99,16 +101,29 @@ def _history(src: Source, node: Node | None) -> bool:
 
 
 def _a_cap(src: Source, node: Node) -> bool:
-    """A bound: a number past two, or a name of one (`MAX_HISTORY`, `this.maxTurns`)."""
+    """A bound: a number past two, or a name of one (`MAX_HISTORY`, `this.maxTurns`, a
+    `HISTORY_LENGTH` setting, not a list's own `.length`), or sums and products of such a name
+    with numbers (`HISTORY_LENGTH * 2 + 1`: pairs after a system message)."""
     node = unwrap(node)
     if node.type == "number":
         return src.text(node).isdigit() and int(src.text(node)) > 2
+    if node.type == "binary_expression":
+        if src.text(node.child_by_field_name("operator")) not in ("+", "-", "*"):
+            return False
+        sides = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        if any(s is None for s in sides):
+            return False
+        named = [s for s in sides if s is not None and unwrap(s).type != "number"]
+        return bool(named) and all(_a_cap(src, s) for s in named)
     name = (
         src.text(node.child_by_field_name("property"))
         if node.type == "member_expression"
         else src.text(node)
     )
-    return node.type in ("identifier", "member_expression") and bool(set(words(name)) & _CAP)
+    said = words(name)
+    return node.type in ("identifier", "member_expression") and (
+        bool(set(said) & _CAP) or (len(said) > 1 and said[-1] == "length")
+    )
 
 
 def _length_bounds(src: Source, cond: Node, listed: str, above: bool) -> Iterator[Node]:
@@ -141,11 +156,14 @@ def _over_cap(src: Source, cond: Node, listed: str) -> bool:
 
 
 def _drops_oldest(src: Source, call: Node) -> bool:
-    """`list.shift()` or `list.splice(0, k)`: the call takes the oldest items off its list."""
+    """`list.shift()`, `list.splice(0, k)`, or `list.splice(1, k)` (the oldest after a kept
+    system message, a count of them and nothing put in their place): the call takes the oldest
+    items off its list."""
     name = callee_name(src, call)
     if name == "splice":
         args = arguments(call)
-        return bool(args) and src.text(unwrap(args[0])) == "0"
+        first = src.text(unwrap(args[0])) if args else ""
+        return first == "0" or (first == "1" and len(args) == 2)
     return name == "shift"
 
 

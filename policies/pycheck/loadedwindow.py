@@ -1,8 +1,8 @@
 """PL303 in Python: the conversation loaded as its last few messages by a call named for
 loading it (`channel.get_message_history(chat_history_length)` with `chat_history_length = 10`,
-`store.get_recent_messages(session_id, limit=20)`, or a remote method named in a string with
-its cap in a dict: `request("conversation.get", {"limit": 12})`), in a file that builds chat
-messages. The loader's cap makes a sliding window: once the conversation is longer, its first
+`store.get_recent_messages(session_id, limit=20)`, a chat log's newest lines
+`read_last_n_lines(LOGFILE, 30)`, or a remote method named in a string with its cap in a dict:
+`request("conversation.get", {"limit": 12})`), in a file that builds chat messages. The loader's cap makes a sliding window: once the conversation is longer, its first
 message moves on every turn and every request misses the cache from there. A cap of one (the
 latest message) is no window, nor is a dict asking for the oldest first (`"order": "asc"`), and
 neither is an excerpt read for a side request: a loader called in a function named for a
@@ -21,7 +21,13 @@ from .context import Context
 from .syntax import const_str, walk_cached
 
 # First words of a call that reads the conversation back.
-_LOADS = frozenset({"get", "load", "fetch", "read", "retrieve", "recent", "last", "latest"})
+_LOADS = frozenset(
+    {"get", "load", "fetch", "read", "retrieve", "recent", "last", "latest", "tail"}
+)
+# A log's newest lines read back (`read_last_n_lines(LOGFILE, 30)`, `tail_lines(path, 20)`)
+# in a file that builds chat messages: the chat log as the conversation.
+_NEWEST = frozenset({"last", "recent", "latest", "newest", "tail"})
+_LINES = frozenset({"lines", "entries", "logs"})
 # Keywords that cap how many messages come back.
 _CAPS = frozenset({"limit", "n", "k", "count", "last", "max", "length", "size", "num", "top"})
 # First words of a function that asks a yes/no question (`should_act`, `is_relevant`), and the
@@ -52,7 +58,8 @@ def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
         f = n.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
         ws = words(name)
-        if not (ws and ws[0] in _LOADS and set(ws) & HISTORY_WORDS and "id" not in ws):
+        rows = set(ws) & HISTORY_WORDS or (set(ws) & _NEWEST and set(ws) & _LINES)
+        if not (ws and ws[0] in _LOADS and rows and "id" not in ws):
             # a call naming its remote method in a string (`request("conversation.get", ...)`)
             said = {w for a in n.args if (t := const_str(a)) for w in words(t)}
             if not (said & _LOADS and said & HISTORY_WORDS):

@@ -44,6 +44,21 @@ def _windows(body: str) -> list[int]:
             "  if (history.length > 0 && history[0].role === 'system') history.splice(0, 1);\n"
             "  const recent = history;\n",
         ),
+        (  # the oldest pair after the system message spliced off over a setting's pairs,
+            # not a message put in at index 1
+            "  if (history.length > (process.env.HISTORY_LENGTH * 2) + 1) history.splice(1, 2);\n"
+            "  const recent = history;\n",
+            "  if (history.length > (process.env.HISTORY_LENGTH * 2) + 1) "
+            "history.splice(1, 0, note);\n"
+            "  const recent = history;\n",
+        ),
+        (  # the oldest after the system message cut to a length setting, not to another list's
+            "  if (history.length > HISTORY_LENGTH) "
+            "history.splice(1, history.length - HISTORY_LENGTH);\n"
+            "  const recent = history;\n",
+            "  if (history.length > logs.length) history.splice(1, history.length - logs.length);\n"
+            "  const recent = history;\n",
+        ),
         (  # kept by index from the length less a cap, not a filter by role
             "  const recent = history.filter((_, i) => i >= history.length - MAX_HISTORY);\n",
             "  const recent = history.filter((m, i) => m.role !== 'tool' || i > 0);\n",
