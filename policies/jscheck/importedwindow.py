@@ -141,7 +141,8 @@ def _budget_cut_in(src: Source, fn: Node, cuts: dict[str, list[int]]) -> bool:
 def _sent_as_messages(src: Source, call: Node) -> bool:
     """The call's result is a request's `messages`: the value of that key (`{ messages:
     trimHistory(h) }`), or a local bound to it that a later object of the function gives as
-    its `messages` (`const trimmed = trimHistory(h)`, then `callLLM({ messages: trimmed })`)."""
+    its `messages` (`const trimmed = trimHistory(h)`, or `kept = trimHistory(h)` reassigning one,
+    then `callLLM({ messages: trimmed })` or `return { messages: kept }`)."""
     holder = call.parent
     while holder is not None and holder.type in ("await_expression", "parenthesized_expression"):
         holder = holder.parent
@@ -149,9 +150,16 @@ def _sent_as_messages(src: Source, call: Node) -> bool:
         return False
     if holder.type == "pair":
         return key_name(src, holder.child_by_field_name("key")) == "messages"
-    if holder.type != "variable_declarator":
+    if holder.type == "variable_declarator":
+        local = src.text(holder.child_by_field_name("name"))
+    elif holder.type == "assignment_expression":
+        # `let kept = messages; if (over) kept = trimHistory(messages)`: a local reassigned
+        left = holder.child_by_field_name("left")
+        if left is None or unwrap(left).type != "identifier":
+            return False
+        local = src.text(unwrap(left))
+    else:
         return False
-    local = src.text(holder.child_by_field_name("name"))
     scope = holder.parent
     while scope is not None and scope.type not in FUNCTIONS:
         scope = scope.parent
