@@ -19,7 +19,10 @@ code and each moving the first message sent once the conversation is longer than
 - stored rows deleted by a query in a loop once a running total passes a named bound, in a
   file that builds chat messages (`if (c.totalSize > MAX_TOKEN) Msg.where({ _id }).delete()`);
 - a reply chain collected backwards from the newest message until the list holds a count
-  (`while (msg && history.length < DEPTH_LIMIT) history.unshift({ role, text })`).
+  (`while (msg && history.length < DEPTH_LIMIT) history.unshift({ role, text })`);
+- rows walked into role messages pushed onto a list that is reversed after the loop (so the
+  walk went from the newest), left once a token budget is spent (`if (budget - row.tokens <
+  0) break`).
 
 A copy of the history (`const recent = [...history]`, `let kept = messages`) is the history.
 Pure: a syntax tree in, findings out.
@@ -524,12 +527,74 @@ _SHAPES: tuple[tuple[Callable[[Source, Node], bool], str, frozenset[str] | None]
 )
 
 
+def _reversed_after_budget_fill(src: Source, loop: Node) -> Node | None:
+    """`for (const row of rows) { if (budget - row.tokens < 0) break; out.push({ role, content
+    }) }` and then `out.reverse()`: the list is filled in the reverse of the order it is sent,
+    so the loop walked from the newest message, and the budget test that leaves it drops the
+    oldest (a window by a token budget, whatever the walked rows are named). The budget test,
+    if it is one."""
+    body = loop.child_by_field_name("body")
+    if body is None:
+        return None
+    stop: Node | None = None
+    filled: set[str] = set()
+    for n in walk(body):
+        if n.type == "if_statement" and stop is None:
+            cond = n.child_by_field_name("condition")
+            if (
+                cond is not None
+                and any(x.type == "break_statement" for x in walk(n))
+                and any(
+                    x.type == "binary_expression"
+                    and src.text(x.child_by_field_name("operator")) in ("<", "<=", ">", ">=")
+                    for x in walk(cond)
+                )
+                and any(
+                    set(words(src.text(x))) & _BUDGET_WORDS
+                    for x in walk(cond)
+                    if x.type in ("identifier", "property_identifier")
+                )
+            ):
+                stop = n
+        elif n.type == "call_expression" and callee_name(src, n) == "push":
+            got = _receiver(n)
+            if got is not None and unwrap(got).type == "identifier" and _has_role(src, n):
+                filled.add(src.text(unwrap(got)))
+    if stop is None or not filled:
+        return None
+    scope = loop.parent
+    while scope is not None and scope.type not in FUNCTIONS:
+        scope = scope.parent
+    for n in walk(scope) if scope is not None else ():
+        if (
+            n.type == "call_expression"
+            and n.start_byte >= loop.end_byte
+            and callee_name(src, n) in ("reverse", "toReversed")
+            and not arguments(n)
+        ):
+            got = _receiver(n)
+            if got is not None and src.text(unwrap(got)) in filled:
+                return stop
+    return None
+
+
+# Words of a token budget a fill is kept under (`budget`, `maxTokens`, `remainingTokens`).
+_BUDGET_WORDS = frozenset({"budget", "tokens", "token", "remaining", "max"})
+
+
 def check_cap_windows(src: Source) -> list[Finding]:
     out: list[Finding] = []
     if _store_only(src):
         return out  # a store's retention caps, as `check_windows` reads them
     lines: set[int] = set()
     for n in walk(src.root):
+        if n.type == "for_in_statement" and (stop := _reversed_after_budget_fill(src, n)):
+            line = src.pos(stop)[0]
+            if line not in lines:
+                lines.add(line)
+                what = "the messages are filled from the newest back while a token budget lasts"
+                out.append(src.finding(stop, "PL303", f"{what}: {_WHY}"))
+            continue
         if n.type != "call_expression" or _for_side_request(src, n):
             continue
         name: str | None = None

@@ -94,3 +94,36 @@ def test_the_drop_in_the_other_branch_is_silent() -> None:
         "  const recent = history;\n"
     )
     assert _windows(body) == []
+
+
+_FILL = """\
+export async function history(db: any, chatId: string, system: string, question: string) {
+  const rows = await db.rows(chatId);
+  let budget = 3500;
+  const out: any[] = [{ role: "user", content: question }];
+  for (const row of rows) {
+    if (budget - row.tokens < 0) break;
+    budget -= row.tokens;
+    out.push({ role: row.role, content: row.text });
+  }
+  out.push({ role: "system", content: system });
+  return out.reverse();
+}
+"""
+
+
+def test_rows_filled_newest_first_while_a_budget_lasts_are_a_window() -> None:
+    found = [f.line for f in lint_source(_FILL, "db.ts") if f.code == "PL303"]
+    assert found == [6]
+
+
+@pytest.mark.parametrize(
+    "twin",
+    [
+        _FILL.replace("return out.reverse();", "return out;"),  # walked oldest first
+        _FILL.replace("budget - row.tokens < 0", "row.hidden"),  # no budget
+        _FILL.replace("out.push({ role: row.role, content: row.text });", "out.push(row.id);"),
+    ],
+)
+def test_a_fill_kept_in_order_without_a_budget_or_of_no_messages_is_silent(twin: str) -> None:
+    assert [f.line for f in lint_source(twin, "db.ts") if f.code == "PL303"] == []
