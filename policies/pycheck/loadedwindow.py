@@ -2,8 +2,9 @@
 loading it (`channel.get_message_history(chat_history_length)` with `chat_history_length = 10`,
 `store.get_recent_messages(session_id, limit=20)`, a chat log's newest lines
 `read_last_n_lines(LOGFILE, 30)`, or a remote method named in a string with its cap in a dict:
-`request("conversation.get", {"limit": 12})`), in a file that builds chat messages. The loader's cap makes a sliding window: once the conversation is longer, its first
-message moves on every turn and every request misses the cache from there. A cap of one (the
+`request("conversation.get", {"limit": 12})`), in a file that builds chat messages. The
+loader's cap makes a sliding window: once the conversation is longer, its first message moves
+on every turn and every request misses the cache from there. A cap of one (the
 latest message) is no window, nor is a dict asking for the oldest first (`"order": "asc"`), and
 neither is an excerpt read for a side request: a loader called in a function named for a
 decision or a side task (`should_act`, `is_relevant`, `classify_intent`). Pure: a syntax tree
