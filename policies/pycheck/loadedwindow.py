@@ -22,9 +22,7 @@ from .context import Context
 from .syntax import const_str, walk_cached
 
 # First words of a call that reads the conversation back.
-_LOADS = frozenset(
-    {"get", "load", "fetch", "read", "retrieve", "recent", "last", "latest", "tail"}
-)
+_LOADS = frozenset({"get", "load", "fetch", "read", "retrieve", "recent", "last", "latest", "tail"})
 # A log's newest lines read back (`read_last_n_lines(LOGFILE, 30)`, `tail_lines(path, 20)`)
 # in a file that builds chat messages: the chat log as the conversation.
 _NEWEST = frozenset({"last", "recent", "latest", "newest", "tail"})

@@ -23,9 +23,7 @@ _BOT = (
 
 def _pl303(call: str, text: str = _BOT) -> list[int]:
     return [
-        f.line
-        for f in check_python("bot.py", text.replace("{CALL}", call))
-        if f.code == "PL303"
+        f.line for f in check_python("bot.py", text.replace("{CALL}", call)) if f.code == "PL303"
     ]
 
 
