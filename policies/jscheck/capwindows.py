@@ -22,7 +22,9 @@ code and each moving the first message sent once the conversation is longer than
   (`while (msg && history.length < DEPTH_LIMIT) history.unshift({ role, text })`);
 - rows walked into role messages pushed onto a list that is reversed after the loop (so the
   walk went from the newest), left once a token budget is spent (`if (budget - row.tokens <
-  0) break`).
+  0) break`);
+- a history written back from a call named for compacting it and handed it (`messages = await
+  compactMessages(client, messages, limit)`): its older messages come back as a summary.
 
 A copy of the history (`const recent = [...history]`, `let kept = messages`) is the history.
 Pure: a syntax tree in, findings out.
@@ -578,6 +580,40 @@ def _reversed_after_budget_fill(src: Source, loop: Node) -> Node | None:
     return None
 
 
+# Words of a helper that compacts a conversation (`compactMessages`, `summarizeHistory`).
+_COMPACTS = frozenset(
+    {"compact", "compaction", "compress", "condense", "summarize", "summarise", "summarized"}
+)
+
+
+def _compacted_back(src: Source, node: Node) -> str | None:
+    """`messages = await compactMessages(client, messages, limit)`: a history written back from
+    a call named for compacting it and handed it; its older messages come back as a summary.
+    The helper's name, if it is one."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or unwrap(left).type != "identifier":
+        return None
+    name = src.text(unwrap(left))
+    value = unwrap(right)
+    if value.type == "await_expression" and value.named_children:
+        value = unwrap(value.named_children[0])
+    if value.type != "call_expression" or not is_history(src, unwrap(left)):
+        return None
+    helper = callee_name(src, value)
+    if not set(words(helper)) & _COMPACTS:
+        return None
+    if not any(src.text(unwrap(a)) == name for a in arguments(value)):
+        return None
+    return helper
+
+
+_SUMMARY_WHY = (
+    "each summary rewrites the history after the system prompt, and the request after it "
+    "misses the cache from there on; trigger it rarely (a high token threshold) and keep many "
+    "recent messages so that the misses stay few"
+)
+
+
 # Words of a token budget a fill is kept under (`budget`, `maxTokens`, `remainingTokens`).
 _BUDGET_WORDS = frozenset({"budget", "tokens", "token", "remaining", "max"})
 
@@ -594,6 +630,13 @@ def check_cap_windows(src: Source) -> list[Finding]:
                 lines.add(line)
                 what = "the messages are filled from the newest back while a token budget lasts"
                 out.append(src.finding(stop, "PL303", f"{what}: {_WHY}"))
+            continue
+        if n.type == "assignment_expression" and (by := _compacted_back(src, n)):
+            line = src.pos(n)[0]
+            if line not in lines:
+                lines.add(line)
+                what = f"older messages are replaced by a summary (written back from `{by}`)"
+                out.append(src.finding(n, "PL303", f"{what}: {_SUMMARY_WHY}"))
             continue
         if n.type != "call_expression" or _for_side_request(src, n):
             continue
