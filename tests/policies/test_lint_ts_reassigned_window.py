@@ -1,7 +1,9 @@
 """A history cut by a budget helper of another module into a local reassigned under an overflow
 test (`let kept = messages; if (tokens > limit) kept = trimToFit(messages)`), the local then
-handed back as the request's `messages`: the window is reported at the call
-(`jscheck.importedwindow`). The twin whose reassigned local is only logged reports nothing."""
+handed back as the request's `messages`, or the cut handed whole to a converter whose result
+is spread after the system message: the window is reported at the call
+(`jscheck.importedwindow`). The twins (the reassigned local only logged, the cut handed to a
+summary) report nothing."""
 
 from __future__ import annotations
 
@@ -57,3 +59,29 @@ def test_a_reassigned_budget_cut_handed_back_as_messages_is_a_window(
     found = lint_paths([str(tmp_path / "fit.ts"), str(tmp_path / "prepare.ts")], LintConfig())
     got = [(Path(f.path).name, f.line, f.code) for f in found.findings]
     assert [g for g in got if g[0] == "prepare.ts"] == expected
+
+
+_CONVERTED = (
+    "import { trimToFit } from './fit'\n"
+    "export function prepare(messages, system) {\n"
+    "  const kept = toApiMessages(trimToFit(messages, 500))\n"
+    "  return [{ role: 'system', content: system }, ...kept]\n"
+    "}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("caller", "expected"),
+    [
+        (_CONVERTED, [("prepare.ts", 3, "PL303")]),
+        (_CONVERTED.replace("toApiMessages(", "summarizeTurns("), []),
+    ],
+)
+def test_a_budget_cut_handed_to_a_converter_is_a_window(
+    tmp_path: Path, caller: str, expected: list[tuple[str, int, str]]
+) -> None:
+    (tmp_path / "fit.ts").write_text(_HELPER)
+    (tmp_path / "prepare.ts").write_text(caller)
+    found = lint_paths([str(tmp_path / "fit.ts"), str(tmp_path / "prepare.ts")], LintConfig())
+    got = [(Path(f.path).name, f.line, f.code) for f in found.findings]
+    assert [g for g in got if g[0] == "prepare.ts" and g[2] == "PL303"] == expected
