@@ -2,7 +2,9 @@
 code and each moving the first message sent once the conversation is longer than a cap:
 
 - the oldest message dropped once a cap is passed (`if (history.length > MAX) history.shift()`,
-  `history.splice(0, 2)` under the same test): one message gone per turn from then on;
+  `history.splice(0, 2)`, or `history.splice(1, 2)` after a kept system message, under the
+  same test; the cap may be a `HISTORY_LENGTH` setting or pairs of it, `HISTORY_LENGTH * 2 +
+  1`): one message gone per turn from then on;
 - the messages kept by their index (`history.filter((m, i) => i >= history.length - max)`);
 - the newest first, cut, and turned back (`[...history].reverse().slice(0, n).reverse()`);
 - lodash's `takeRight(history, n)` / `takeLast`;
@@ -17,7 +19,12 @@ code and each moving the first message sent once the conversation is longer than
 - stored rows deleted by a query in a loop once a running total passes a named bound, in a
   file that builds chat messages (`if (c.totalSize > MAX_TOKEN) Msg.where({ _id }).delete()`);
 - a reply chain collected backwards from the newest message until the list holds a count
-  (`while (msg && history.length < DEPTH_LIMIT) history.unshift({ role, text })`).
+  (`while (msg && history.length < DEPTH_LIMIT) history.unshift({ role, text })`);
+- rows walked into role messages pushed onto a list that is reversed after the loop (so the
+  walk went from the newest), left once a token budget is spent (`if (budget - row.tokens <
+  0) break`);
+- a history written back from a call named for compacting it and handed it (`messages = await
+  compactMessages(client, messages, limit)`): its older messages come back as a summary.
 
 A copy of the history (`const recent = [...history]`, `let kept = messages`) is the history.
 Pure: a syntax tree in, findings out.
@@ -99,16 +106,29 @@ def _history(src: Source, node: Node | None) -> bool:
 
 
 def _a_cap(src: Source, node: Node) -> bool:
-    """A bound: a number past two, or a name of one (`MAX_HISTORY`, `this.maxTurns`)."""
+    """A bound: a number past two, or a name of one (`MAX_HISTORY`, `this.maxTurns`, a
+    `HISTORY_LENGTH` setting, not a list's own `.length`), or sums and products of such a name
+    with numbers (`HISTORY_LENGTH * 2 + 1`: pairs after a system message)."""
     node = unwrap(node)
     if node.type == "number":
         return src.text(node).isdigit() and int(src.text(node)) > 2
+    if node.type == "binary_expression":
+        if src.text(node.child_by_field_name("operator")) not in ("+", "-", "*"):
+            return False
+        sides = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        if any(s is None for s in sides):
+            return False
+        named = [s for s in sides if s is not None and unwrap(s).type != "number"]
+        return bool(named) and all(_a_cap(src, s) for s in named)
     name = (
         src.text(node.child_by_field_name("property"))
         if node.type == "member_expression"
         else src.text(node)
     )
-    return node.type in ("identifier", "member_expression") and bool(set(words(name)) & _CAP)
+    said = words(name)
+    return node.type in ("identifier", "member_expression") and (
+        bool(set(said) & _CAP) or (len(said) > 1 and said[-1] == "length")
+    )
 
 
 def _length_bounds(src: Source, cond: Node, listed: str, above: bool) -> Iterator[Node]:
@@ -141,11 +161,14 @@ def _over_cap(src: Source, cond: Node, listed: str) -> bool:
 
 
 def _drops_oldest(src: Source, call: Node) -> bool:
-    """`list.shift()` or `list.splice(0, k)`: the call takes the oldest items off its list."""
+    """`list.shift()`, `list.splice(0, k)`, or `list.splice(1, k)` (the oldest after a kept
+    system message, a count of them and nothing put in their place): the call takes the oldest
+    items off its list."""
     name = callee_name(src, call)
     if name == "splice":
         args = arguments(call)
-        return bool(args) and src.text(unwrap(args[0])) == "0"
+        first = src.text(unwrap(args[0])) if args else ""
+        return first == "0" or (first == "1" and len(args) == 2)
     return name == "shift"
 
 
@@ -506,12 +529,115 @@ _SHAPES: tuple[tuple[Callable[[Source, Node], bool], str, frozenset[str] | None]
 )
 
 
+def _reversed_after_budget_fill(src: Source, loop: Node) -> Node | None:
+    """`for (const row of rows) { if (budget - row.tokens < 0) break; out.push({ role, content
+    }) }` and then `out.reverse()`: the list is filled in the reverse of the order it is sent,
+    so the loop walked from the newest message, and the budget test that leaves it drops the
+    oldest (a window by a token budget, whatever the walked rows are named). The budget test,
+    if it is one."""
+    body = loop.child_by_field_name("body")
+    if body is None:
+        return None
+    stop: Node | None = None
+    filled: set[str] = set()
+    for n in walk(body):
+        if n.type == "if_statement" and stop is None:
+            cond = n.child_by_field_name("condition")
+            if (
+                cond is not None
+                and any(x.type == "break_statement" for x in walk(n))
+                and any(
+                    x.type == "binary_expression"
+                    and src.text(x.child_by_field_name("operator")) in ("<", "<=", ">", ">=")
+                    for x in walk(cond)
+                )
+                and any(
+                    set(words(src.text(x))) & _BUDGET_WORDS
+                    for x in walk(cond)
+                    if x.type in ("identifier", "property_identifier")
+                )
+            ):
+                stop = n
+        elif n.type == "call_expression" and callee_name(src, n) == "push":
+            got = _receiver(n)
+            if got is not None and unwrap(got).type == "identifier" and _has_role(src, n):
+                filled.add(src.text(unwrap(got)))
+    if stop is None or not filled:
+        return None
+    scope = loop.parent
+    while scope is not None and scope.type not in FUNCTIONS:
+        scope = scope.parent
+    for n in walk(scope) if scope is not None else ():
+        if (
+            n.type == "call_expression"
+            and n.start_byte >= loop.end_byte
+            and callee_name(src, n) in ("reverse", "toReversed")
+            and not arguments(n)
+        ):
+            got = _receiver(n)
+            if got is not None and src.text(unwrap(got)) in filled:
+                return stop
+    return None
+
+
+# Words of a helper that compacts a conversation (`compactMessages`, `summarizeHistory`).
+_COMPACTS = frozenset(
+    {"compact", "compaction", "compress", "condense", "summarize", "summarise", "summarized"}
+)
+
+
+def _compacted_back(src: Source, node: Node) -> str | None:
+    """`messages = await compactMessages(client, messages, limit)`: a history written back from
+    a call named for compacting it and handed it; its older messages come back as a summary.
+    The helper's name, if it is one."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or unwrap(left).type != "identifier":
+        return None
+    name = src.text(unwrap(left))
+    value = unwrap(right)
+    if value.type == "await_expression" and value.named_children:
+        value = unwrap(value.named_children[0])
+    if value.type != "call_expression" or not is_history(src, unwrap(left)):
+        return None
+    helper = callee_name(src, value)
+    if not set(words(helper)) & _COMPACTS:
+        return None
+    if not any(src.text(unwrap(a)) == name for a in arguments(value)):
+        return None
+    return helper
+
+
+_SUMMARY_WHY = (
+    "each summary rewrites the history after the system prompt, and the request after it "
+    "misses the cache from there on; trigger it rarely (a high token threshold) and keep many "
+    "recent messages so that the misses stay few"
+)
+
+
+# Words of a token budget a fill is kept under (`budget`, `maxTokens`, `remainingTokens`).
+_BUDGET_WORDS = frozenset({"budget", "tokens", "token", "remaining", "max"})
+
+
 def check_cap_windows(src: Source) -> list[Finding]:
     out: list[Finding] = []
     if _store_only(src):
         return out  # a store's retention caps, as `check_windows` reads them
     lines: set[int] = set()
     for n in walk(src.root):
+        if n.type == "for_in_statement" and (stop := _reversed_after_budget_fill(src, n)):
+            line = src.pos(stop)[0]
+            if line not in lines:
+                lines.add(line)
+                what = "the messages are filled from the newest back while a token budget lasts"
+                out.append(src.finding(stop, "PL303", f"{what}: {_WHY}"))
+            continue
+        if n.type == "assignment_expression" and (by := _compacted_back(src, n)):
+            line = src.pos(n)[0]
+            if line not in lines:
+                lines.add(line)
+                what = f"older messages are replaced by a summary (written back from `{by}`)"
+                out.append(src.finding(n, "PL303", f"{what}: {_SUMMARY_WHY}"))
+            continue
         if n.type != "call_expression" or _for_side_request(src, n):
             continue
         name: str | None = None

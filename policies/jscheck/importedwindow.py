@@ -14,6 +14,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
+from ..meaning import SIDE_WORDS, words
 from .capwindows import check_cap_windows
 from .reach import window_sent
 from .structure import _WINDOW, _for_side_request, check_windows
@@ -66,15 +67,34 @@ def check_imported_windows(src: Source, ev: Evaluator) -> list[Finding]:
         elif (
             _returns(home.src, helper)
             and _budget_cut_in(home.src, helper, cuts)
-            and (
-                window_sent(src, call, aside=lambda c: _for_side_request(src, c))
-                or _sent_as_messages(src, call)
+            and any(
+                window_sent(src, at, aside=lambda c: _for_side_request(src, c))
+                or _sent_as_messages(src, at)
+                for at in _converted(src, call)
             )
         ):
             what = "the messages sent are cut to a window"
         else:
             continue
         out.append(src.finding(call, "PL303", f"{what} by `{name}` (from {spec}): {_WINDOW}"))
+    return out
+
+
+def _converted(src: Source, call: Node) -> list[Node]:
+    """The call, and the call that converts its result when it is that call's only argument
+    (`messagesToOpenAIMessages(createAgentHistory(enc, model, 500, history))`): a list handed
+    whole to a converter goes where the converter's result goes (not into a side request)."""
+    out = [call]
+    args = call.parent
+    outer = args.parent if args is not None and args.type == "arguments" else None
+    if (
+        outer is not None
+        and outer.type == "call_expression"
+        and len(arguments(outer)) == 1
+        and not set(words(callee_name(src, outer))) & SIDE_WORDS
+        and not _for_side_request(src, outer)
+    ):
+        out.append(outer)
     return out
 
 
@@ -141,7 +161,8 @@ def _budget_cut_in(src: Source, fn: Node, cuts: dict[str, list[int]]) -> bool:
 def _sent_as_messages(src: Source, call: Node) -> bool:
     """The call's result is a request's `messages`: the value of that key (`{ messages:
     trimHistory(h) }`), or a local bound to it that a later object of the function gives as
-    its `messages` (`const trimmed = trimHistory(h)`, then `callLLM({ messages: trimmed })`)."""
+    its `messages` (`const trimmed = trimHistory(h)`, or `kept = trimHistory(h)` reassigning one,
+    then `callLLM({ messages: trimmed })` or `return { messages: kept }`)."""
     holder = call.parent
     while holder is not None and holder.type in ("await_expression", "parenthesized_expression"):
         holder = holder.parent
@@ -149,9 +170,16 @@ def _sent_as_messages(src: Source, call: Node) -> bool:
         return False
     if holder.type == "pair":
         return key_name(src, holder.child_by_field_name("key")) == "messages"
-    if holder.type != "variable_declarator":
+    if holder.type == "variable_declarator":
+        local = src.text(holder.child_by_field_name("name"))
+    elif holder.type == "assignment_expression":
+        # `let kept = messages; if (over) kept = trimHistory(messages)`: a local reassigned
+        left = holder.child_by_field_name("left")
+        if left is None or unwrap(left).type != "identifier":
+            return False
+        local = src.text(unwrap(left))
+    else:
         return False
-    local = src.text(holder.child_by_field_name("name"))
     scope = holder.parent
     while scope is not None and scope.type not in FUNCTIONS:
         scope = scope.parent

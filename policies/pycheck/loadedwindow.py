@@ -1,13 +1,15 @@
 """PL303 in Python: the conversation loaded as its last few messages by a call named for
 loading it (`channel.get_message_history(chat_history_length)` with `chat_history_length = 10`,
-`store.get_recent_messages(session_id, limit=20)`, or a remote method named in a string with
-its cap in a dict: `request("conversation.get", {"limit": 12})`), in a file that builds chat
-messages. The loader's cap makes a sliding window: once the conversation is longer, its first
-message moves on every turn and every request misses the cache from there. A cap of one (the
-latest message) is no window, nor is a dict asking for the oldest first (`"order": "asc"`), and
-neither is an excerpt read for a side request: a loader called in a function named for a
-decision or a side task (`should_act`, `is_relevant`, `classify_intent`). Pure: a syntax tree
-in, findings out.
+`store.get_recent_messages(session_id, limit=20)`, a chat log's newest lines
+`read_last_n_lines(LOGFILE, 30)`, or a remote method named in a string with its cap in a dict:
+`request("conversation.get", {"limit": 12})`, or a loader the module defines with a cap it
+leaves at its default, `def get_conversation_history(sid, limit: int = 10)`), in a file that
+builds chat messages (`role` keys or message classes). The loader's cap makes a sliding
+window: once the conversation is longer, its first message moves on every turn and every
+request misses the cache from there. A cap of one (the latest message) is no window, nor is a
+dict asking for the oldest first (`"order": "asc"`), and neither is an excerpt read for a side
+request: a loader called in a function named for a decision or a side task (`should_act`,
+`is_relevant`, `classify_intent`). Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -15,13 +17,20 @@ in, findings out.
 from __future__ import annotations
 
 import ast
+import re
 
 from ..meaning import HISTORY_WORDS, SIDE_WORDS, words
 from .context import Context
 from .syntax import const_str, walk_cached
 
 # First words of a call that reads the conversation back.
-_LOADS = frozenset({"get", "load", "fetch", "read", "retrieve", "recent", "last", "latest"})
+_LOADS = frozenset({"get", "load", "fetch", "read", "retrieve", "recent", "last", "latest", "tail"})
+# A log's newest lines read back (`read_last_n_lines(LOGFILE, 30)`, `tail_lines(path, 20)`)
+# in a file that builds chat messages: the chat log as the conversation.
+_NEWEST = frozenset({"last", "recent", "latest", "newest", "tail"})
+_LINES = frozenset({"lines", "entries", "logs"})
+# A chat message built by its class (`HumanMessage(content=q)`, `SystemMessage(...)`).
+_MESSAGE_CLASS = re.compile(r"\b(?:Human|System|AI|Assistant|User)Message\(")
 # Keywords that cap how many messages come back.
 _CAPS = frozenset({"limit", "n", "k", "count", "last", "max", "length", "size", "num", "top"})
 # First words of a function that asks a yes/no question (`should_act`, `is_relevant`), and the
@@ -36,10 +45,11 @@ _WHY = (
 
 
 def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
-    if not any("role" in line for line in ctx.lines):
+    if not any("role" in line or _MESSAGE_CLASS.search(line) for line in ctx.lines):
         return  # no chat messages built here: the loader's caller sends them, if anyone
     consts = _int_consts(tree)
     inits_read = False
+    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | None] | None = None
     # a read the window rules already report (`history = load(limit=n)`): one finding a line
     told = {f.line for f in ctx.findings.in_order() if f.code == "PL303"}
     for n, fn in _calls(tree):
@@ -52,7 +62,8 @@ def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
         f = n.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
         ws = words(name)
-        if not (ws and ws[0] in _LOADS and set(ws) & HISTORY_WORDS and "id" not in ws):
+        rows = set(ws) & HISTORY_WORDS or (set(ws) & _NEWEST and set(ws) & _LINES)
+        if not (ws and ws[0] in _LOADS and rows and "id" not in ws):
             # a call naming its remote method in a string (`request("conversation.get", ...)`)
             said = {w for a in n.args if (t := const_str(a)) for w in words(t)}
             if not (said & _LOADS and said & HISTORY_WORDS):
@@ -70,6 +81,10 @@ def check_loaded_windows(tree: ast.Module, ctx: Context) -> None:
             if k.arg and set(words(k.arg)) & _CAPS and _cap(k.value, consts)
         ]
         capped += [v for a in n.args if isinstance(a, ast.Dict) for v in _dict_caps(a, consts)]
+        if not capped and name:
+            if defs is None:
+                defs = _defs(tree)
+            capped = _default_caps(n, defs.get(name))
         if capped:
             ctx.flag(n, "PL303", _WHY.format(call=ast.unparse(n)[:70]))
 
@@ -86,6 +101,49 @@ def _calls(tree: ast.Module) -> list[tuple[ast.Call, str | None]]:
             out.append((node, fn))
         stack.extend((c, fn) for c in ast.iter_child_nodes(node))
     return out
+
+
+def _defs(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef | None]:
+    """The functions and methods of the module by name (None where a name is defined twice:
+    which one a call reaches is not known)."""
+    out: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | None] = {}
+    for n in walk_cached(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out[n.name] = None if n.name in out else n
+    return out
+
+
+def _default_caps(
+    call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef | None
+) -> list[ast.expr]:
+    """`get_conversation_history(user_id, session_id)` where the module defines it with `limit:
+    int = 10`: a cap the call leaves at its default of two or more (a parameter named for a
+    cap, given neither by position nor by keyword)."""
+    if fn is None:
+        return []
+    params = fn.args.posonlyargs + fn.args.args
+    if params and params[0].arg in ("self", "cls"):
+        params = params[1:]
+    defaults = dict(
+        zip(
+            [a.arg for a in params][len(params) - len(fn.args.defaults) :],
+            fn.args.defaults,
+            strict=True,
+        )
+    )
+    defaults.update(
+        (a.arg, d)
+        for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True)
+        if d is not None
+    )
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return []
+    given = {a.arg for a in params[: len(call.args)]} | {k.arg for k in call.keywords}
+    return [
+        d for p, d in defaults.items() if p not in given and set(words(p)) & _CAPS and _cap(d, {})
+    ]
 
 
 def _dict_caps(d: ast.Dict, consts: dict[str, int]) -> list[ast.expr]:

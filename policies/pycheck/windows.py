@@ -306,6 +306,13 @@ def check_windows(
             _add(ctx, node, _SUMMARY + " (a summariser subclass)", _SUMMARY_TAIL)
         elif isinstance(node, ast.Call) and _summariser([node.func]):
             _add(ctx, node, _SUMMARY, _SUMMARY_TAIL)
+        elif isinstance(node, ast.Assign) and (by := _compacted_back(node)) is not None:
+            _add(
+                ctx,
+                node,
+                f"{_SUMMARY} (the history is written back from `{by}(...)`)",
+                _SUMMARY_TAIL,
+            )
         elif (
             isinstance(node, ast.Call)
             and tails
@@ -1560,6 +1567,31 @@ def _summary_built(fn: ast.AST) -> set[str]:
                 out.update(names)
                 grew = True
     return out
+
+
+# Words of a helper that compacts a conversation (`compact_messages`, `summarize_history`).
+_COMPACTS = frozenset(
+    {"compact", "compaction", "compress", "condense", "summarize", "summarise", "summarized"}
+)
+
+
+def _compacted_back(node: ast.Assign) -> str | None:
+    """`messages = compact_messages(client, messages, window)`: a history written back from a
+    call named for compacting it and handed it; its older messages come back as a summary.
+    The helper's name, if it is one."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    name = node.targets[0].id
+    value = node.value.value if isinstance(node.value, ast.Await) else node.value
+    if not (isinstance(value, ast.Call) and set(words(name)) & _HISTORY):
+        return None
+    helper = _name(value.func) or ""
+    if not set(words(helper)) & _COMPACTS:
+        return None
+    handed = [*value.args, *(k.value for k in value.keywords)]
+    if not any(isinstance(a, ast.Name) and a.id == name for a in handed):
+        return None
+    return helper
 
 
 def _summariser(nodes: list[ast.expr]) -> bool:

@@ -44,6 +44,21 @@ def _windows(body: str) -> list[int]:
             "  if (history.length > 0 && history[0].role === 'system') history.splice(0, 1);\n"
             "  const recent = history;\n",
         ),
+        (  # the oldest pair after the system message spliced off over a setting's pairs,
+            # not a message put in at index 1
+            "  if (history.length > (process.env.HISTORY_LENGTH * 2) + 1) history.splice(1, 2);\n"
+            "  const recent = history;\n",
+            "  if (history.length > (process.env.HISTORY_LENGTH * 2) + 1) "
+            "history.splice(1, 0, note);\n"
+            "  const recent = history;\n",
+        ),
+        (  # the oldest after the system message cut to a length setting, not to another list's
+            "  if (history.length > HISTORY_LENGTH) "
+            "history.splice(1, history.length - HISTORY_LENGTH);\n"
+            "  const recent = history;\n",
+            "  if (history.length > logs.length) history.splice(1, history.length - logs.length);\n"
+            "  const recent = history;\n",
+        ),
         (  # kept by index from the length less a cap, not a filter by role
             "  const recent = history.filter((_, i) => i >= history.length - MAX_HISTORY);\n",
             "  const recent = history.filter((m, i) => m.role !== 'tool' || i > 0);\n",
@@ -79,3 +94,36 @@ def test_the_drop_in_the_other_branch_is_silent() -> None:
         "  const recent = history;\n"
     )
     assert _windows(body) == []
+
+
+_FILL = """\
+export async function history(db: any, chatId: string, system: string, question: string) {
+  const rows = await db.rows(chatId);
+  let budget = 3500;
+  const out: any[] = [{ role: "user", content: question }];
+  for (const row of rows) {
+    if (budget - row.tokens < 0) break;
+    budget -= row.tokens;
+    out.push({ role: row.role, content: row.text });
+  }
+  out.push({ role: "system", content: system });
+  return out.reverse();
+}
+"""
+
+
+def test_rows_filled_newest_first_while_a_budget_lasts_are_a_window() -> None:
+    found = [f.line for f in lint_source(_FILL, "db.ts") if f.code == "PL303"]
+    assert found == [6]
+
+
+@pytest.mark.parametrize(
+    "twin",
+    [
+        _FILL.replace("return out.reverse();", "return out;"),  # walked oldest first
+        _FILL.replace("budget - row.tokens < 0", "row.hidden"),  # no budget
+        _FILL.replace("out.push({ role: row.role, content: row.text });", "out.push(row.id);"),
+    ],
+)
+def test_a_fill_kept_in_order_without_a_budget_or_of_no_messages_is_silent(twin: str) -> None:
+    assert [f.line for f in lint_source(twin, "db.ts") if f.code == "PL303"] == []
