@@ -544,7 +544,12 @@ _RULES: tuple[Rule, ...] = (
         "a method named for a change (`updateSession`) or one that sends the messages. In "
         "TypeScript a choice ahead of its default counts as the choice (`PROMPTS[mode] || "
         "PROMPTS.normal`), and so does one section of a system prompt looked up by a mode "
-        "(`${NOTES[replyMode] || NOTES.inform}`): the prompt changes from there on.",
+        "(`${NOTES[replyMode] || NOTES.inform}`): the prompt changes from there on. In "
+        "TypeScript also a system-prompt builder whose sections follow a mode or the skills "
+        "active for the message that its caller hands in (`if (mode !== 'plan')`, "
+        "`loadSection(`approach-${developmentMode}`)`, `buildModeSection(options.mode)`, "
+        "`buildSkillSection(options.activeSkillNames)`, `ctx.getCreativeMode()`); a mode the "
+        "builder works out itself or a module constant is no choice of the caller's.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",
