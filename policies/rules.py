@@ -122,7 +122,10 @@ _RULES: tuple[Rule, ...] = (
         "One clock reading carried into one prompt at several lines is one finding, at the "
         "reading's line, the other lines listed as related; where one form of it carries the "
         "time of day and another only the date, it is this code (the prompt changes on every "
-        "request), not PL102 as well.",
+        "request), not PL102 as well. In TypeScript also the `{{time}}` slot of an exported "
+        "system template (`DEFAULT_SYSTEM_TEMPLATE`) that an importing file fills with the "
+        "clock (`fill(T, { time: new Date().toLocaleString() })`), reported on the slot's line "
+        "(a `{{date}}` slot filled so is PL102).",
         "Every request then differs early in the prefix, so nothing after the timestamp is "
         "ever read from the cache: each turn re-bills the whole prompt at the write price.",
         _FACT_OPENCODE + " " + _FACT_BYTES,

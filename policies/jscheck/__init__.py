@@ -17,7 +17,8 @@ first request; `flattentools`: older tool calls rewritten to text once newer one
 the replayed history, the history cut to its newest messages; `handedin`: what another file
 hands a prompt builder of this one per request, where the builder writes it; `livestate`: the
 app's live state (a store's snapshot, a component's hook) in a system prompt ahead of the history;
-`modesections`: a system prompt's sections chosen by a mode or skills its builder is handed).
+`modesections`: a system prompt's sections chosen by a mode or skills its builder is handed;
+`clockslots`: a clock slot of an exported system template that an importing file fills).
 Findings are then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and
 `memoised` show that no later request of the conversation reads the part reported. Pure: text
 in, findings out; another file of the project is read only through the loader the engine
@@ -38,6 +39,7 @@ from .askedwindow import check_asked_window
 from .capwindows import check_cap_windows
 from .chainstart import drop_chain_start
 from .clockhistory import check_clock_in_history
+from .clockslots import check_clock_slots_elsewhere
 from .depthinsert import check_depth_insert
 from .firstonly import check_system_first_only
 from .flagtools import check_flag_tools
@@ -184,6 +186,10 @@ def check_js(
                     )
                 return memo[p]
 
+        placed = {(f.code, f.line) for f in found}
+        found += [
+            f for f in check_clock_slots_elsewhere(src, importers) if (f.code, f.line) not in placed
+        ]
         for rule in (check_placed_elsewhere, check_handed_in):
             placed = {(f.code, f.line) for f in found}
             found += [f for f in rule(src, importers, checked) if (f.code, f.line) not in placed]
