@@ -551,8 +551,10 @@ _RULES: tuple[Rule, ...] = (
         "TypeScript also a system-prompt builder whose sections follow a mode or the skills "
         "active for the message that its caller hands in (`if (mode !== 'plan')`, "
         "`loadSection(`approach-${developmentMode}`)`, `buildModeSection(options.mode)`, "
-        "`buildSkillSection(options.activeSkillNames)`, `ctx.getCreativeMode()`); a mode the "
-        "builder works out itself or a module constant is no choice of the caller's.",
+        "`buildSkillSection(options.activeSkillNames)`, `ctx.getCreativeMode()`), and in any "
+        "function a system prompt appended under a test of a mode parameter (`if "
+        "(communicationMode === 'sms') systemInstruction += SMS_RULES`); a mode the function "
+        "works out itself or a module constant is no choice of the caller's.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

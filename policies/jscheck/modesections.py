@@ -7,7 +7,9 @@ or calls a section builder with the mode (`buildModePromptSection(options.mode)`
 switches modes or picks a skill, so the system prompt ahead of the same history changes from
 that section on. The mode must come from the builder's own parameters (a parameter, a field of
 one, or a getter called on one): a module constant or a local worked out inside is no choice of
-the caller's. One finding per mode value and builder, at its first use. Pure: a syntax tree in,
+the caller's. In any function, too, a system prompt appended under a test of such a mode
+(`if (communicationMode === "sms") { systemInstruction += SMS_RULES }`). One finding per mode
+value and function, at its first use. Pure: a syntax tree in,
 findings out.
 """
 
@@ -19,6 +21,7 @@ from tree_sitter import Node
 
 from ..findings import Finding
 from ..meaning import words
+from .sinks import prefix_name
 from .syntax import FUNCTIONS, Source, arguments, function_name, unwrap, walk
 
 # Words of a builder that returns prompt text (`buildSystemPrompt`, `generatePrompt`,
@@ -137,6 +140,38 @@ def _picks(src: Source, body: Node, params: set[str]) -> list[Node]:
     return out
 
 
+def _appended_per_mode(src: Source, body: Node, params: set[str]) -> list[Node]:
+    """`if (communicationMode === "smartphone") { finalSystemInstruction += PROTOCOL }` in any
+    function: a system prompt's text written under a test of a handed-in mode."""
+    out: list[Node] = []
+    for n in walk(body):
+        if n.type != "if_statement" or _in_callback(n, body):
+            continue
+        cond, then = n.child_by_field_name("condition"), n.child_by_field_name("consequence")
+        if cond is None or then is None:
+            continue
+        refs = _picks(src, cond, params)
+        if not refs:
+            continue
+        for a in walk(then):
+            if a.type not in ("assignment_expression", "augmented_assignment_expression"):
+                continue
+            left = a.child_by_field_name("left")
+            if left is not None and left.type == "identifier" and prefix_name(src.text(left)):
+                out.append(refs[0])
+                break
+    return out
+
+
+def _in_callback(n: Node, body: Node) -> bool:
+    p = n.parent
+    while p is not None and p.id != body.id:
+        if p.type in FUNCTIONS:
+            return True
+        p = p.parent
+    return False
+
+
 def check_mode_sections(src: Source) -> list[Finding]:
     out: list[Finding] = []
     for fn in walk(src.root):
@@ -145,15 +180,16 @@ def check_mode_sections(src: Source) -> list[Finding]:
         name = function_name(src, fn)
         ws = set(words(name))
         built = ws & _BUILT or (ws & _INSTRUCTIONS and ws & _OF_INSTRUCTIONS)
-        if not built or ws & _NOT_PREFIX or (words(name)[-1:] and words(name)[-1] in _WHERE):
-            continue
+        last = words(name)[-1:]
+        builder = bool(built) and not ws & _NOT_PREFIX and not (last and last[0] in _WHERE)
         body = fn.child_by_field_name("body")
         params = _params(src, fn)
         if body is None or not params:
             continue
+        picks = _picks(src, body, params) if builder else _appended_per_mode(src, body, params)
         told: set[str] = set()
         lines: set[int] = set()
-        for ref in sorted(_picks(src, body, params), key=lambda r: r.start_byte):
+        for ref in sorted(picks, key=lambda r: r.start_byte):
             text = src.text(ref)
             line = ref.start_point[0]
             if text in told or line in lines:
@@ -161,11 +197,12 @@ def check_mode_sections(src: Source) -> list[Finding]:
             told.add(text)
             lines.add(line)
             what = "the skills picked" if set(words(text)) & _SKILL else "the mode"
+            where = f"`{name}()`" if builder else f"the system prompt built in `{name}()`"
             out.append(
                 src.finding(
                     ref,
                     "PL302",
-                    f"a section of `{name}()` is chosen by `{text}`, {what} its caller hands "
+                    f"a section of {where} is chosen by `{text}`, {what} its caller hands "
                     "in: switching it within a conversation rebuilds the prompt from that "
                     "section on, and every request after the switch misses the cache; keep "
                     "one prompt and state the mode in the newest user turn",

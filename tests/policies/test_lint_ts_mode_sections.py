@@ -102,3 +102,30 @@ def test_a_mode_written_as_text_into_a_section_builder_is_reported() -> None:
         "}\n"
     )
     assert lines_of(text, "PL302", "prompt.ts") == [2]
+
+
+_APPENDED = (
+    "export async function reply(history: Msg[], text: string, channel: 'voice' | 'sms') {\n"
+    "  let systemInstruction = PERSONA\n"
+    "  let header = ''\n"
+    "  if (channel === 'sms') {\n"
+    "    header += '[SMS] '\n"
+    "  }\n"
+    "  if (channelMode === 'sms') {\n"
+    "    systemInstruction += SMS_PROTOCOL\n"
+    "  }\n"
+    "  const messages = [{ role: 'system', content: systemInstruction }, ...history]\n"
+    "  messages.push({ role: 'user', content: header + text })\n"
+    "  return client.chat(messages)\n"
+    "}\n"
+)
+
+
+def test_a_system_prompt_appended_under_a_handed_in_mode_is_reported() -> None:
+    text = _APPENDED.replace("channel:", "channelMode:").replace("(channel ===", "(channelMode ===")
+    assert lines_of(text, "PL302", "reply.ts") == [7]
+
+
+def test_a_mode_that_is_no_parameter_or_only_the_user_turn_is_quiet() -> None:
+    # `channelMode` is not handed in here; `channel` (no mode word) changes only the user turn.
+    assert lines_of(_APPENDED, "PL302", "reply.ts") == []
