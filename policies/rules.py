@@ -122,7 +122,10 @@ _RULES: tuple[Rule, ...] = (
         "One clock reading carried into one prompt at several lines is one finding, at the "
         "reading's line, the other lines listed as related; where one form of it carries the "
         "time of day and another only the date, it is this code (the prompt changes on every "
-        "request), not PL102 as well.",
+        "request), not PL102 as well. In TypeScript also the `{{time}}` slot of an exported "
+        "system template (`DEFAULT_SYSTEM_TEMPLATE`) that an importing file fills with the "
+        "clock (`fill(T, { time: new Date().toLocaleString() })`), reported on the slot's line "
+        "(a `{{date}}` slot filled so is PL102).",
         "Every request then differs early in the prefix, so nothing after the timestamp is "
         "ever read from the cache: each turn re-bills the whole prompt at the write price.",
         _FACT_OPENCODE + " " + _FACT_BYTES,
@@ -553,7 +556,14 @@ _RULES: tuple[Rule, ...] = (
         "a method named for a change (`updateSession`) or one that sends the messages. In "
         "TypeScript a choice ahead of its default counts as the choice (`PROMPTS[mode] || "
         "PROMPTS.normal`), and so does one section of a system prompt looked up by a mode "
-        "(`${NOTES[replyMode] || NOTES.inform}`): the prompt changes from there on.",
+        "(`${NOTES[replyMode] || NOTES.inform}`): the prompt changes from there on. In "
+        "TypeScript also a system-prompt builder whose sections follow a mode or the skills "
+        "active for the message that its caller hands in (`if (mode !== 'plan')`, "
+        "`loadSection(`approach-${developmentMode}`)`, `buildModeSection(options.mode)`, "
+        "`buildSkillSection(options.activeSkillNames)`, `ctx.getCreativeMode()`), and in any "
+        "function a system prompt appended under a test of a mode parameter (`if "
+        "(communicationMode === 'sms') systemInstruction += SMS_RULES`); a mode the function "
+        "works out itself or a module constant is no choice of the caller's.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

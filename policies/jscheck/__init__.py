@@ -16,7 +16,9 @@ first request; `flattentools`: older tool calls rewritten to text once newer one
 `sentparts`: the parts of each list a request sends, in order: per-request messages ahead of
 the replayed history, the history cut to its newest messages; `handedin`: what another file
 hands a prompt builder of this one per request, where the builder writes it; `livestate`: the
-app's live state (a store's snapshot, a component's hook) in a system prompt ahead of the history).
+app's live state (a store's snapshot, a component's hook) in a system prompt ahead of the history;
+`modesections`: a system prompt's sections chosen by a mode or skills its builder is handed;
+`clockslots`: a clock slot of an exported system template that an importing file fills).
 Findings are then dropped where `chainstart`, `instancemode`, `measured`, `runonce` and
 `memoised` show that no later request of the conversation reads the part reported. Pure: text
 in, findings out; another file of the project is read only through the loader the engine
@@ -37,6 +39,7 @@ from .askedwindow import check_asked_window
 from .capwindows import check_cap_windows
 from .chainstart import drop_chain_start
 from .clockhistory import check_clock_in_history
+from .clockslots import check_clock_slots_elsewhere
 from .depthinsert import check_depth_insert
 from .firstonly import check_system_first_only
 from .flagtools import check_flag_tools
@@ -49,6 +52,7 @@ from .livestate import check_live_state
 from .measured import drop_measured
 from .memoised import drop_memoised
 from .middleout import check_middle_out
+from .modesections import check_mode_sections
 from .movedstate import check_moved_state
 from .otherprefix import check_other_prefix
 from .ownfolder import drop_own_folder
@@ -149,6 +153,7 @@ def check_js(
         + check_system_first_only(src)
         + check_flattened_tool_calls(src)
         + check_live_state(src)
+        + check_mode_sections(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.
@@ -181,6 +186,10 @@ def check_js(
                     )
                 return memo[p]
 
+        placed = {(f.code, f.line) for f in found}
+        found += [
+            f for f in check_clock_slots_elsewhere(src, importers) if (f.code, f.line) not in placed
+        ]
         for rule in (check_placed_elsewhere, check_handed_in):
             placed = {(f.code, f.line) for f in found}
             found += [f for f in rule(src, importers, checked) if (f.code, f.line) not in placed]
