@@ -85,6 +85,7 @@ def starts_conversation(fn: _Fn) -> set[int]:
             read |= {n.id for n in walk_cached(first) if isinstance(n, ast.Name)}
     if not fresh:
         return set()
+    local = set(binds) - fresh  # names the function binds: a reply, a tool call
     for name in read:
         for a in binds.get(name, []):
             fed |= set(range(a.lineno, (a.end_lineno or a.lineno) + 1))
@@ -100,7 +101,7 @@ def starts_conversation(fn: _Fn) -> set[int]:
             and n.iter.func.id == "range"
         )
         # `for call in reply.tool_calls:` walks this run's own reply, not an earlier one
-        and not _made_here(n.iter, params)
+        and not _made_here(n.iter, params, local)
     ]
     for node in _own(fn):
         if isinstance(node, ast.AugAssign) and _named(node.target, fresh):
@@ -120,7 +121,7 @@ def starts_conversation(fn: _Fn) -> set[int]:
             if node.func.attr in _GROWS:
                 return set()
             if node.func.attr == "append" and (
-                not all(_message(a) or _made_here(a, params) for a in node.args)
+                not all(_message(a) or _made_here(a, params, local) for a in node.args)
                 or any(a <= node.lineno <= b for a, b in copying)
             ):
                 return set()  # `messages.append(m)` for each `m` of an earlier history
@@ -161,12 +162,14 @@ def _conversation(node: ast.AST) -> bool:
     return bool(set(words(name)) & HISTORY_WORDS)
 
 
-def _made_here(item: ast.expr, params: set[str]) -> bool:
+def _made_here(item: ast.expr, params: set[str], local: set[str]) -> bool:
     """A message the function made itself from this run's reply (`messages.append(
-    to_dict(response.choices[0].message))`): it reads none of the function's parameters (a
-    message handed in) and no name for a conversation (`messages.append(history[i])`), the
-    functions it calls and the objects whose methods it calls aside."""
+    to_dict(response.choices[0].message))`): it reads a name the function binds (the reply),
+    none of its parameters (a message handed in) and no name for a conversation
+    (`messages.append(history[i])`), the functions it calls and the objects whose methods it
+    calls aside (`load_previous()` reads nothing of the run: not made here)."""
     skip: set[int] = set()
+    reads = False
     for n in walk_cached(item):
         if isinstance(n, ast.Call):
             skip.add(id(n.func))
@@ -179,7 +182,8 @@ def _made_here(item: ast.expr, params: set[str]) -> bool:
             return False
         if (isinstance(n, ast.Name) and n.id in params) or _conversation(n):
             return False
-    return True
+        reads = reads or (isinstance(n, ast.Name) and n.id in local)
+    return reads
 
 
 def _items(value: ast.expr) -> list[ast.expr] | None:

@@ -145,6 +145,15 @@ _ELSEWHERE = {
         "        for m in saved.history:\n"
         "            messages.append({'role': m.role, 'content': m.text})\n",
     ),
+    "a message for each of what a call loads": (
+        "        messages.append({'role': 'user', 'content': input()})\n",
+        "        for m in store.load():\n"
+        "            messages.append({'role': m.role, 'content': m.text})\n",
+    ),
+    "a message a call loads, reading nothing of the run": (
+        "        messages.append({'role': 'assistant', 'content': reply.text})\n",
+        "        messages.append(load_previous())\n",
+    ),
 }
 
 
