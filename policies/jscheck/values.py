@@ -835,7 +835,8 @@ class Evaluator:
 
     def _literal_fields(self, obj: Node | None, prop: str) -> list[Node] | None:
         """The values of field `prop` where `obj` is a local bound (before it is read) only to
-        object literals that each set it; None where any binding is something else."""
+        object literals that each set it, or to a default of one (`existing ?? { ... }`, whose
+        other side is read whole); None where any binding is something else."""
         if obj is None or obj.type != "identifier":
             return None
         scope, vals, _ = self.m.lookup(obj, self.src.text(obj))
@@ -845,10 +846,23 @@ class Evaluator:
         out: list[Node] = []
         for v in vals or []:
             v = unwrap(v)
-            field = _field_of(self.src, v, prop) if v.type == "object" else None
-            if field is None:
-                return None
-            out.append(field)
+            parts = [v]
+            op = v.child_by_field_name("operator") if v.type == "binary_expression" else None
+            if op is not None and self.src.text(op) in ("??", "||"):
+                # `existing ?? { startedAt: new Date(), planMode: false }`: the literal's
+                # field, and whatever the other side holds (read whole)
+                left, right = v.child_by_field_name("left"), v.child_by_field_name("right")
+                if left is None or right is None or unwrap(right).type != "object":
+                    return None
+                parts = [left, unwrap(right)]
+            for part in parts:
+                if part.type != "object" and len(parts) > 1:
+                    out.append(part)
+                    continue
+                field = _field_of(self.src, part, prop) if part.type == "object" else None
+                if field is None:
+                    return None
+                out.append(field)
         return out or None
 
     def _new(self, node: Node) -> Taints:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ..findings import Finding
 from ..meaning import HISTORY_WORDS, VOLATILE_CODES, words
+from .runonce import starts_conversation
 from .syntax import walk_cached
 
 ONCE = "once"
@@ -31,6 +32,7 @@ PER_TURN = "per turn"
 UNKNOWN = "unknown"
 
 _VOLATILE = frozenset(VOLATILE_CODES.values())
+_Fns = (ast.FunctionDef, ast.AsyncFunctionDef)
 # A clock read when a module loads is read once a process; a server's process outlives the day
 # and restarts when deployed, so its date still changes the prefix (real8's rule): a module
 # load settles the other volatile values (a folder listed, a seed drawn), not a clock.
@@ -112,19 +114,57 @@ def drop_started_once(
     }
     if not held:
         return found
-    here = call_kinds(tree, Refs(frozenset(held), frozenset()))
+    # and the module-level functions calling them (`build_system_prompt()` calling the
+    # `today()` that reads the clock), a level at a time
+    named = set(held)
+    for _ in range(3):
+        more = {
+            fn.name
+            for fn in tree.body
+            if isinstance(fn, _Fns)
+            and fn.name not in named
+            and spans.get(fn.name, (-1, -1))[0] > 0
+            and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in named
+                for n in walk_cached(fn)
+            )
+        }
+        if not more:
+            break
+        named |= more
+    refs = Refs(frozenset(named), frozenset())
+    here = call_kinds(tree, refs)
+    searched: dict[str, list[str] | None] = {}
+    for name in named:
+        # another module may call a public function: its callers unknown where not searched
+        searched[name] = (
+            [] if name.startswith("_") else callers(name) if callers is not None else None
+        )
+    # A helper called only by builders that run once a conversation runs once too
+    # (`build_system_prompt()` calling `git_context()`): settled a level a round.
+    settled: set[str] = set()
+    for _ in range(3):
+        now = {
+            name
+            for name in named
+            if searched[name] is not None
+            and (here.get(name) or searched[name])
+            and all(k == ONCE for k in [*here.get(name, []), *(searched[name] or [])])
+        }
+        if now == settled:
+            break
+        settled = now
+        here = call_kinds(tree, refs, frozenset(settled))
     once: list[tuple[int, int]] = []  # every caller once a conversation
     loaded: list[tuple[int, int]] = []  # ... or at a module's load
     scripted: list[tuple[int, int]] = []  # ... or at the load of this script only
     script = runs_once(tree)
     for name in sorted(held):
         kinds = list(here.get(name, []))
-        elsewhere: list[str] = []
-        if not name.startswith("_"):
-            searched = callers(name) if callers is not None else None
-            if searched is None:
-                continue  # another module may call a public function: its callers unknown
-            elsewhere = searched
+        found_elsewhere = searched[name]
+        if found_elsewhere is None:
+            continue
+        elsewhere: list[str] = found_elsewhere
         kinds += elsewhere
         if kinds and all(k == ONCE for k in kinds):
             once.append(spans[name])
@@ -221,10 +261,13 @@ def _server_module(name: str) -> bool:
     return head in SERVERS
 
 
-def call_kinds(tree: ast.Module, refs: Refs) -> dict[str, list[str]]:
+def call_kinds(
+    tree: ast.Module, refs: Refs, once: frozenset[str] = frozenset()
+) -> dict[str, list[str]]:
     """For each builder `refs` names, the kind of each place this file reads it: ONCE,
-    PER_TURN or UNKNOWN (read but not called, or called where neither is known). One walk of
-    the file, whatever the builders."""
+    PER_TURN or UNKNOWN (read but not called, or called where neither is known). A call outside
+    the loops of a module-level function named in `once` (one known to run once a
+    conversation) is ONCE. One walk of the file, whatever the builders."""
     out: dict[str, list[str]] = {}
     # (node, enclosing function, in a loop of it, in a session's construction, in a branch
     # taken while the history is empty, under `if __name__ == "__main__"`)
@@ -232,15 +275,22 @@ def call_kinds(tree: ast.Module, refs: Refs) -> dict[str, list[str]]:
         (tree, None, False, False, False, False)
     ]
     called: set[int] = set()  # the callees of calls met: a call is met before its callee
+    starts: dict[int, set[int]] = {}  # a function's lines feeding the conversation it starts
     while stack:
         node, fn, loop, session, empty, entry = stack.pop()
         if isinstance(node, ast.Call) and _ref(node.func, refs) is not None:
             called.add(id(node.func))
         name = _ref(node, refs)
         if name is not None:
-            out.setdefault(name, []).append(
-                _kind(fn, loop, session, empty, entry, id(node) in called)
-            )
+            kind = _kind(fn, loop, session, empty, entry, id(node) in called)
+            if kind == UNKNOWN and id(node) in called and not loop and isinstance(fn, _Fns):
+                if fn.name in once and fn in tree.body:
+                    kind = ONCE  # called by a builder that runs once a conversation
+                if id(fn) not in starts:
+                    starts[id(fn)] = starts_conversation(fn)
+                if getattr(node, "lineno", 0) in starts[id(fn)]:
+                    kind = ONCE  # the system message of a conversation the function starts
+            out.setdefault(name, []).append(kind)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             fn, loop, empty = node, False, False
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)):

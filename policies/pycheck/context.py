@@ -15,7 +15,7 @@ from prefixlock.billing.prices import Price, PriceTable
 from ..findings import Finding
 from ..meaning import words
 from .docprompt import returns_system_prompt
-from .syntax import Function, const_str, dotted, static_text, walk_cached
+from .syntax import Function, const_str, dotted, format_fields, static_text, walk_cached
 from .taint import Summary, Taints
 
 
@@ -95,6 +95,9 @@ class Context:
     imports: dict[str, str] = field(default_factory=dict)  # bound name -> dotted origin
     modules: set[str] = field(default_factory=set)  # names bound by `import x` (not objects)
     consts: dict[str, str] = field(default_factory=dict)  # module-level string constants
+    # name -> the fields `.format` fills in the string literals bound to it anywhere in the
+    # file (`t = "Q: {question}"`, then `t = t.format(...)`); None: bound to anything else too
+    format_fields: dict[str, frozenset[str] | None] = field(default_factory=dict)
     dict_consts: set[str] = field(default_factory=set)  # module-level dict literals
     # Functions whose return value is a system prompt by how they are used, whatever their
     # name: passed as `instructions=`/`system_prompt=`/`instruction=` (OpenAI Agents, LangChain,
@@ -177,6 +180,7 @@ class Context:
                             if isinstance(e, ast.Name) and not e.id.isupper()
                         )
             elif isinstance(node, ast.Assign):
+                _note_template(ctx.format_fields, node)
                 for t in node.targets:
                     if (
                         isinstance(t, ast.Subscript)
@@ -262,3 +266,26 @@ def _first_turn(test: ast.expr) -> bool:
         return False
     name = dotted(test.left) or ""
     return bool(set(words(name.rsplit(".", 1)[-1])) & _FIRST_TURN_COUNTERS)
+
+
+def _note_template(fields: dict[str, frozenset[str] | None], node: ast.Assign) -> None:
+    """Record what `name = value` binds for `Context.format_fields`: a string literal's
+    fields; the name's own `.format(...)` result (`t = t.format(x=1)`) adds none; anything
+    else makes the name's template unknown."""
+    for target in node.targets:
+        if not isinstance(target, ast.Name):
+            continue
+        name, value = target.id, node.value
+        text = const_str(value)
+        if text is not None:
+            got = format_fields(text)
+            before = fields.get(name, frozenset())
+            fields[name] = None if got is None or before is None else before | got
+        elif not (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "format"
+            and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == name
+        ):
+            fields[name] = None

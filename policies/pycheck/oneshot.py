@@ -36,7 +36,9 @@ _USER_CLASSES = frozenset({"HumanMessage", "UserMessage"})
 # A request's keywords for its system text, its one user text, and what carries a conversation
 # from an earlier request (a history, a session or thread id, an earlier response).
 _SYSTEM_KEYWORDS = frozenset({"system", "system_prompt", "system_message", "instructions"})
-_USER_KEYWORDS = frozenset({"user", "user_prompt", "user_message", "prompt", "input", "query"})
+_USER_KEYWORDS = frozenset(
+    {"user", "user_prompt", "user_message", "user_input", "user_text", "prompt", "input", "query"}
+)
 _CARRIES = _HISTORY_WORDS | frozenset({"session", "thread", "previous", "context", "memory"})
 
 _CODES = frozenset({VOLATILE_CODES["random"], VOLATILE_CODES["runtime"], "PL304"})

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
-from ..meaning import VOLATILE_CODES
+from ..meaning import HISTORY_WORDS, VOLATILE_CODES, words
 from ..reach import sink_line
 from .syntax import callee, dict_get, walk_cached
 
@@ -33,7 +33,7 @@ def drop_run_once(tree: ast.Module, found: list[Finding]) -> list[Finding]:
     # list's system message, worked out once a file
     starts = []
     for fn in _functions(tree):
-        fed = _starts_conversation(fn)
+        fed = starts_conversation(fn)
         if fed:
             starts.append(((fn.lineno, fn.end_lineno or fn.lineno), _loops(fn), fed))
     if not starts:
@@ -58,13 +58,14 @@ def _functions(tree: ast.Module) -> list[_Fn]:
     return [n for n in walk_cached(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
-def _starts_conversation(fn: _Fn) -> set[int]:
+def starts_conversation(fn: _Fn) -> set[int]:
     """Where `fn` binds a fresh message list, system message first, that nothing from
     elsewhere joins (no history spread into it, extended onto it or appended to it by name):
     the lines that make its system message (the list's own, and those binding a name its
     system message reads); empty when it binds none."""
     fresh: set[str] = set()
     fed: set[int] = set()
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
     read: set[str] = set()
     binds: dict[str, list[ast.Assign]] = {}
     for node in _own(fn):
@@ -84,6 +85,7 @@ def _starts_conversation(fn: _Fn) -> set[int]:
             read |= {n.id for n in walk_cached(first) if isinstance(n, ast.Name)}
     if not fresh:
         return set()
+    local = set(binds) - fresh  # names the function binds: a reply, a tool call
     for name in read:
         for a in binds.get(name, []):
             fed |= set(range(a.lineno, (a.end_lineno or a.lineno) + 1))
@@ -98,6 +100,8 @@ def _starts_conversation(fn: _Fn) -> set[int]:
             and isinstance(n.iter.func, ast.Name)
             and n.iter.func.id == "range"
         )
+        # `for call in reply.tool_calls:` walks this run's own reply, not an earlier one
+        and not _made_here(n.iter, params, local)
     ]
     for node in _own(fn):
         if isinstance(node, ast.AugAssign) and _named(node.target, fresh):
@@ -106,6 +110,7 @@ def _starts_conversation(fn: _Fn) -> set[int]:
             isinstance(node, ast.Assign)
             and any(_named(t, fresh) for t in node.targets)
             and not _fresh(node.value)
+            and not _remade(node.value, fresh)
         ):
             return set()  # rebound to something else (`messages = history + [...]`)
         if (
@@ -116,7 +121,7 @@ def _starts_conversation(fn: _Fn) -> set[int]:
             if node.func.attr in _GROWS:
                 return set()
             if node.func.attr == "append" and (
-                not all(_message(a) for a in node.args)
+                not all(_message(a) or _made_here(a, params, local) for a in node.args)
                 or any(a <= node.lineno <= b for a, b in copying)
             ):
                 return set()  # `messages.append(m)` for each `m` of an earlier history
@@ -129,6 +134,56 @@ def _fresh(value: ast.expr) -> bool:
     return (
         items is not None and bool(items) and _system(items[0]) and all(_message(i) for i in items)
     )
+
+
+def _remade(value: ast.expr, fresh: set[str]) -> bool:
+    """A call that makes the list anew from itself (`messages = compact(client, messages,
+    limit)`, a compaction or a trim): the fresh list is one of its arguments, and no other
+    argument is named for a conversation (`merge(messages, history)` brings another one in).
+    Its messages are still this conversation's, under the system message read once."""
+    if isinstance(value, ast.Await):
+        value = value.value
+    if not isinstance(value, ast.Call):
+        return False
+    args = [*value.args, *(k.value for k in value.keywords)]
+    if not any(_named(a, fresh) for a in args):
+        return False
+    for a in args:
+        if _named(a, fresh) or isinstance(a, ast.Constant):
+            continue
+        if isinstance(a, ast.Starred) or any(_conversation(n) for n in walk_cached(a)):
+            return False
+    return True
+
+
+def _conversation(node: ast.AST) -> bool:
+    """A name or attribute named for a conversation (`history`, `self.chat_messages`)."""
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+    return bool(set(words(name)) & HISTORY_WORDS)
+
+
+def _made_here(item: ast.expr, params: set[str], local: set[str]) -> bool:
+    """A message the function made itself from this run's reply (`messages.append(
+    to_dict(response.choices[0].message))`): it reads a name the function binds (the reply),
+    none of its parameters (a message handed in) and no name for a conversation
+    (`messages.append(history[i])`), the functions it calls and the objects whose methods it
+    calls aside (`load_previous()` reads nothing of the run: not made here)."""
+    skip: set[int] = set()
+    reads = False
+    for n in walk_cached(item):
+        if isinstance(n, ast.Call):
+            skip.add(id(n.func))
+            if isinstance(n.func, ast.Attribute):
+                skip.add(id(n.func.value))
+    for n in walk_cached(item):
+        if id(n) in skip:
+            continue
+        if isinstance(n, ast.Starred):
+            return False
+        if (isinstance(n, ast.Name) and n.id in params) or _conversation(n):
+            return False
+        reads = reads or (isinstance(n, ast.Name) and n.id in local)
+    return reads
 
 
 def _items(value: ast.expr) -> list[ast.expr] | None:

@@ -8,6 +8,8 @@ order, and the text of a prompt written as constants. Raises no rule."""
 from __future__ import annotations
 
 import ast
+import re
+import string
 from collections.abc import Iterator, Mapping
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -157,3 +159,21 @@ def static_text(node: ast.expr | None, consts: Mapping[str, str]) -> str | None:
             parts.append(t)
         return "".join(parts)
     return None
+
+
+def format_fields(text: str) -> frozenset[str] | None:
+    """The names `str.format` fills in `text` (`"{a.b} {c[0]}"` -> {"a", "c"}; positional
+    fields as their index, `"{}"` as ""); None where it cannot tell (a field inside a format
+    spec, `"{x:{width}}"`, or text `str.format` rejects)."""
+    out: set[str] = set()
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError:
+        return None
+    for _, name, spec, _ in parsed:
+        if name is None:
+            continue
+        if spec and "{" in spec:
+            return None
+        out.add(re.split(r"[.\[]", name, maxsplit=1)[0])
+    return frozenset(out)

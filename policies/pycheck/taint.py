@@ -29,7 +29,7 @@ from ..meaning import (
 )
 from .devicestate import device_state
 from .queries import selects_rows
-from .syntax import const_str, dotted, last_name, walk_cached
+from .syntax import const_str, dotted, format_fields, last_name, walk_cached
 
 if TYPE_CHECKING:
     from .context import Context
@@ -1122,7 +1122,10 @@ class Evaluator:
             out = set(recv)
             for a in node.args:
                 out |= self.named(a, self.ev(a, env), None)
+            filled = self._template_fields(func.value)
             for k in node.keywords:
+                if filled is not None and k.arg is not None and k.arg not in filled:
+                    continue  # no `{name}` for it in the template: it reaches no text
                 out |= self.named(k.value, self.ev(k.value, env), k.arg)
             return frozenset(out)
         if (
@@ -1153,6 +1156,17 @@ class Evaluator:
             if summ is not None:
                 return self.apply_summary(summ, node, env, skip_self=True)
         return recv | args_t
+
+    def _template_fields(self, template: ast.expr) -> frozenset[str] | None:
+        """The fields of the template `.format` fills, where its text is known: a string
+        literal, or a name bound only to string literals in this file (and to its own filled
+        text); None otherwise."""
+        text = const_str(template)
+        if text is not None:
+            return format_fields(text)
+        if isinstance(template, ast.Name):
+            return self.ctx.format_fields.get(template.id)
+        return None
 
     def _clock_parameter(self, func: ast.Attribute, recv: Taints) -> str | None:
         """The name of a parameter named for the moment (`time`, `now`, `current_time`; not

@@ -46,6 +46,33 @@ def test_typescript_a_field_read_off_a_literal_carries_that_field_alone() -> Non
     assert (3, "PL101") in _codes(keyed, "prompt.ts")
 
 
+# A run's state, handed in or made fresh (`existing ?? { ... }`), its start time a field of it.
+_STATE_TS = (
+    "export function buildSystemPrompt(existing: State | undefined, rules: string): string {\n"
+    "  const state = existing ?? { startedAt: new Date().toISOString(), planMode: false };\n"
+    "  return `${rules}\\nPlan mode: ${state.planMode}`;\n"
+    "}\n"
+)
+
+
+@pytest.mark.parametrize("op", ["??", "||"])
+def test_typescript_a_field_read_off_a_defaulted_literal_carries_that_field_alone(op: str) -> None:
+    text = _STATE_TS.replace("??", op)
+    assert _codes(text, "prompt.ts") == []
+    # The twin: the start time itself read into the prompt text.
+    timed = text.replace("${state.planMode}", "${state.startedAt}")
+    assert (3, "PL101") in _codes(timed, "prompt.ts")
+
+
+def test_typescript_a_defaulted_value_that_is_no_literal_keeps_every_taint() -> None:
+    # `existing ?? makeState()`: the field's value is not written here; the whole is read.
+    text = _STATE_TS.replace(
+        "{ startedAt: new Date().toISOString(), planMode: false }",
+        "makeState(new Date().toISOString())",
+    )
+    assert (3, "PL101") in _codes(text, "prompt.ts")
+
+
 # A prompt builder that returns the messages beside their measured size (metadata for the UI).
 _MEASURED_TS = (
     "export async function buildPrompt(history: Msg[], system: string) {\n"

@@ -220,3 +220,59 @@ def test_a_scripts_builder_called_per_turn_keeps_the_clock(tmp_path: Path) -> No
         "        history.append({'role': 'user', 'content': ask()})\n",
     )
     assert ("agent.py", 5, "PL102") in project_findings(tmp_path, {"agent.py": text})
+
+
+# A run in another module that starts its own conversation, the builder called before its loop.
+_RUN = (
+    "from app.prompts import build_system_prompt\n\n\n"
+    "def run(client, task):\n"
+    "    system = build_system_prompt()\n"
+    "    messages = [{'role': 'system', 'content': system}, {'role': 'user', 'content': task}]\n"
+    "    while True:\n"
+    "        reply = client.chat.completions.create(model='m', messages=messages)\n"
+    "        messages.append({'role': 'assistant', 'content': reply.text})\n"
+)
+# The builder's own helper reads the clock: it runs whenever the builder does.
+_HELPED = (
+    "from datetime import datetime\n\n\n"
+    "def today():\n"
+    "    return datetime.now().strftime('%Y-%m-%d')\n\n\n"
+    "def build_system_prompt():\n"
+    "    return f'You are a helpful bot. Today is {today()}.'\n"
+)
+
+
+@pytest.mark.parametrize("builder", ["direct", "helped"])
+def test_a_builder_called_for_a_conversation_a_run_starts_is_read_once(
+    tmp_path: Path, builder: str
+) -> None:
+    prompts = _BUILDER if builder == "direct" else _HELPED
+    found = project_findings(
+        tmp_path, {"app/__init__.py": "", "app/prompts.py": prompts, "app/run.py": _RUN}
+    )
+    assert not [f for f in found if f[2].startswith("PL10")]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # called inside the loop: a new value each turn
+        (
+            "    system = build_system_prompt()\n",
+            "    system = ''\n    while not system:\n        system = build_system_prompt()\n",
+        ),
+        # an earlier conversation spread into the list
+        ("{'role': 'user', 'content': task}]", "*history]"),
+    ],
+)
+@pytest.mark.parametrize("builder", ["direct", "helped"])
+def test_a_builder_called_per_turn_or_ahead_of_an_earlier_conversation_is_reported(
+    tmp_path: Path, builder: str, old: str, new: str
+) -> None:
+    prompts = _BUILDER if builder == "direct" else _HELPED
+    run = _RUN.replace(old, new)
+    assert run != _RUN
+    found = project_findings(
+        tmp_path, {"app/__init__.py": "", "app/prompts.py": prompts, "app/run.py": run}
+    )
+    assert [f for f in found if f[0] == "prompts.py" and f[2] == "PL102"]

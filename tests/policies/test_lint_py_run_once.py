@@ -103,6 +103,68 @@ def test_a_value_read_per_turn_or_ahead_of_an_earlier_conversation_is_reported(
     assert "PL102" in [f.code for f in check_python("run.py", text)]
 
 
+# The same run's own work on its list: a compaction of it, its reply turned into a message by a
+# helper, one message for each tool call of that reply.
+_OWN_WORK = {
+    "a compaction of the list itself": (
+        "        reply = client",
+        "        messages = compact(client, messages, 8000)\n        reply = client",
+    ),
+    "the reply made a message by a helper": (
+        "        messages.append({'role': 'assistant', 'content': reply.text})\n",
+        "        messages.append(to_message(reply.choices[0].message))\n",
+    ),
+    "a message for each tool call of the reply": (
+        "        messages.append({'role': 'user', 'content': input()})\n",
+        "        for call in reply.tool_calls:\n"
+        "            messages.append({'role': 'tool', 'content': run_tool(call)})\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_OWN_WORK))
+def test_the_run_s_own_work_on_its_list_keeps_the_value_read_once(case: str) -> None:
+    old, new = _OWN_WORK[case]
+    text = _RUN.replace(old, new)
+    assert text != _RUN
+    assert [f.code for f in check_python("run.py", text)] == []
+
+
+# Their twins: what is added comes from elsewhere.
+_ELSEWHERE = {
+    "a list merged with another conversation": (
+        "        reply = client",
+        "        messages = merge(messages, history)\n        reply = client",
+    ),
+    "a message handed in": (
+        "        messages.append({'role': 'assistant', 'content': reply.text})\n",
+        "        messages.append(to_message(task))\n",
+    ),
+    "a message for each of an earlier conversation's": (
+        "        messages.append({'role': 'user', 'content': input()})\n",
+        "        for m in saved.history:\n"
+        "            messages.append({'role': m.role, 'content': m.text})\n",
+    ),
+    "a message for each of what a call loads": (
+        "        messages.append({'role': 'user', 'content': input()})\n",
+        "        for m in store.load():\n"
+        "            messages.append({'role': m.role, 'content': m.text})\n",
+    ),
+    "a message a call loads, reading nothing of the run": (
+        "        messages.append({'role': 'assistant', 'content': reply.text})\n",
+        "        messages.append(load_previous())\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_ELSEWHERE))
+def test_a_list_joined_by_messages_from_elsewhere_keeps_the_finding(case: str) -> None:
+    old, new = _ELSEWHERE[case]
+    text = _RUN.replace(old, new)
+    assert text != _RUN
+    assert "PL102" in [f.code for f in check_python("run.py", text)]
+
+
 # An agent that shortens its previous observation before adding the next.
 _SHORTENED = (
     "def step(state, client):\n"

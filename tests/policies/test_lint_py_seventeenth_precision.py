@@ -65,8 +65,10 @@ _STEPS = (
 )
 
 
-def test_a_request_given_one_system_and_one_user_text_by_keyword_is_one_shot() -> None:
-    assert "PL106" not in [c for _, c in line_codes(_STEPS, "planner.py")]
+@pytest.mark.parametrize("user", ["user", "user_input", "user_text"])
+def test_a_request_given_one_system_and_one_user_text_by_keyword_is_one_shot(user: str) -> None:
+    text = _STEPS.replace("user=f", f"{user}=f")
+    assert "PL106" not in [c for _, c in line_codes(text, "planner.py")]
 
 
 @pytest.mark.parametrize(
@@ -78,6 +80,10 @@ def test_a_request_given_one_system_and_one_user_text_by_keyword_is_one_shot() -
         ("user=f'Plan: {topic}')", "user=f'Plan: {topic}', session_id=sid)"),
         # a message list, which may hold the history
         ("user=f'Plan: {topic}')", "messages=msgs)"),
+        # a user text under a keyword that names no user's text
+        ("user=f'Plan: {topic}')", "body=f'Plan: {topic}')"),
+        # the user's text beside a history
+        ("user=f'Plan: {topic}')", "user_input=f'Plan: {topic}', chat_history=earlier)"),
     ],
 )
 def test_a_keyword_request_that_carries_a_conversation_is_not(old: str, new: str) -> None:
