@@ -127,7 +127,11 @@ def test_the_run_s_own_work_on_its_list_keeps_the_value_read_once(case: str) -> 
     old, new = _OWN_WORK[case]
     text = _RUN.replace(old, new)
     assert text != _RUN
-    assert [f.code for f in check_python("run.py", text)] == []
+    # The date stays read once; the compaction itself is a window of its own (PL303, the
+    # summariser: tests/policies/test_lint_compacted_back.py), not a volatile value.
+    codes = [f.code for f in check_python("run.py", text)]
+    assert [c for c in codes if c.startswith("PL1")] == []
+    assert set(codes) <= {"PL303"}
 
 
 # Their twins: what is added comes from elsewhere.
