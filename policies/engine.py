@@ -783,9 +783,11 @@ def _js_module(importer: str, spec: str) -> Module | None:
                     and _regular(cp)
                 ):
                     mod = None
+                    # Named by its normalised path: whichever importer reads it first
+                    # (`tests/../server/x.js` or `server/x.js`), findings name it the same.
                     with contextlib.suppress(OSError, UnicodeDecodeError):
                         if cp.stat().st_size <= MAX_PYTHON_BYTES:
-                            mod = Module(parse_js(cand, cp.read_text(encoding="utf-8")), _js_module)
+                            mod = Module(parse_js(key, cp.read_text(encoding="utf-8")), _js_module)
                     _JS_MODULES[key] = mod
                     return mod
     return None

@@ -46,6 +46,13 @@ _SYSTEM_FUNC = re.compile(
 _TOOL_TEXT_FUNC = re.compile(r"(?i)(^|_)(prompt|description)$")
 
 
+def _order(t: Taint) -> tuple[int, int, str, int, int, str]:
+    """A total order of taints: a frozenset's iteration order changes with the process's
+    string hashing, and two values read at one line (another module's, say) must not swap from
+    run to run in the finding that names one of them."""
+    return (t.line, t.col, t.kind, t.end_line, t.end_col, t.desc)
+
+
 def _in_tool_folder(path: str) -> bool:
     folders = path.replace("\\", "/").split("/")[:-1]
     return any(set(words(f)) & {"tool", "tools"} for f in folders)
@@ -200,7 +207,7 @@ class SinkCheck:
                     # states into that prompt wherever it is rendered (another module, a
                     # framework): the text is where the prompt changes. One finding a kind.
                     made = [t for t in self.ev.ev(value, env) if t.desc.startswith(RENDERED)]
-                    first = {t.kind: t for t in sorted(made, key=lambda t: t.line, reverse=True)}
+                    first = {t.kind: t for t in sorted(made, key=_order, reverse=True)}
                     self.report(
                         frozenset(first.values()),
                         Sink(f"prompt template ({name})", stmt.lineno, scope.in_function),
@@ -558,7 +565,7 @@ class SinkCheck:
                 summary.param_sinks.setdefault(t.desc, sink.where)
         if not ctx.reporting:
             return
-        for t in sorted(ts, key=lambda t: (t.line, t.col, t.kind)):
+        for t in sorted(ts, key=_order):
             code = CODE_OF.get(t.kind)
             if code is None:
                 continue
