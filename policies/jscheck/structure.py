@@ -600,6 +600,7 @@ def check_windows(src: Source) -> list[Finding]:
             and is_history(src, obj)
             and _moving(src, args[0])
             and not _for_side_request(src, n)
+            and not _rejoined(src, n, obj, args[0])
         ):
             add(
                 _method_at(n),
@@ -1235,6 +1236,35 @@ def _moving(src: Source, node: Node) -> bool:
     turn added, the newest ones, and no older message is left out of a request by it."""
     ws = set(words(value_name(src, node)))
     return bool(ws & _POSITION) and not ws & _THIS_TURN
+
+
+def _rejoined(src: Source, call: Node, obj: Node | None, at: Node) -> bool:
+    """`[...m.slice(0, i), extra, ...m.slice(i)]`: the list is split at `i` only to put
+    something between its halves, and both halves are spread back into the same array, so no
+    message is left out (an insertion, not a window)."""
+    spread = call.parent
+    if obj is None or spread is None or spread.type != "spread_element":
+        return False
+    array = spread.parent
+    if array is None or array.type != "array":
+        return False
+    whole, cut = src.text(obj), src.text(at)
+    for item in array.named_children:
+        head = item.named_children[0] if item.type == "spread_element" else None
+        if head is None or head.type != "call_expression" or callee_name(src, head) != "slice":
+            continue
+        fn = head.child_by_field_name("function")
+        owner = fn.child_by_field_name("object") if fn is not None else None
+        parts = arguments(head)
+        if (
+            owner is not None
+            and src.text(owner) == whole
+            and len(parts) == 2
+            and src.text(parts[0]) == "0"
+            and src.text(parts[1]) == cut
+        ):
+            return True
+    return False
 
 
 def _reverse_budget_for(src: Source, loop: Node) -> bool:

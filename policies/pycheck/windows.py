@@ -188,6 +188,7 @@ def check_windows(
     copies = _Copies(tree)
     windowing = _windowing_functions(tree)
     tails = _tail_helpers(tree) | _imported_tails(tree, ctx, load)
+    role_lists = _role_lists(tree)
     inner: set[int] = set()  # parts of a summary-first list already reported
     adds: list[ast.Expr] = []  # `x.append(...)`/`x.extend(...)` statements, for the sequence
     for node in walk_cached(tree):
@@ -255,7 +256,7 @@ def check_windows(
             _add(ctx, node, f"the history is read back to a count (`{_src(node.value)}`)")
         elif (
             isinstance(node, ast.If)
-            and _cut_when_long(node)
+            and _cut_when_long(node, role_lists)
             and not _kept_here(node, tree, parents)
         ):
             _add(ctx, node, "messages are cut out by their position once the history is long")
@@ -1104,17 +1105,55 @@ def _picked(x: ast.AST, parents: dict[int, ast.AST], *, keyed: bool) -> bool:
     return isinstance(up, ast.Call) and _name(up.func) == "len"
 
 
-def _cut_when_long(node: ast.If) -> bool:
+def _cut_when_long(node: ast.If, role_lists: frozenset[str] = frozenset()) -> bool:
     """`if len(history) > 26: del history[4:6]`: once the history is long, messages are cut
-    by their position, so every later message moves."""
+    by their position, so every later message moves. A list of any name that the module fills
+    with chat messages (`self.memory.append({"role": "user", ...})`, in `role_lists`) counts
+    as the history here: `if len(self.memory) > n: self.memory.pop(1)`."""
     test = node.test
     if not (
         isinstance(test, ast.Compare)
         and isinstance(test.ops[0], (ast.Gt, ast.GtE))
-        and _is_len_of_history(test.left)
+        and isinstance(test.left, ast.Call)
+        and _name(test.left.func) == "len"
+        and len(test.left.args) == 1
     ):
         return False
-    return any(_front_cut(n) for s in node.body for n in walk_cached(s))
+    if _is_len_of_history(test.left):
+        return any(_front_cut(n) for s in node.body for n in walk_cached(s))
+    measured = _src(test.left.args[0])
+    if measured not in role_lists:
+        return False
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "pop"
+        and _src(n.func.value) == measured
+        and n.args
+        and isinstance(n.args[0], ast.Constant)
+        and isinstance(n.args[0].value, int)
+        and not isinstance(n.args[0].value, bool)
+        and n.args[0].value >= 0
+        for s in node.body
+        for n in walk_cached(s)
+    )
+
+
+def _role_lists(tree: ast.Module) -> frozenset[str]:
+    """The lists (by their source text, `self.memory`) that the module appends chat messages to
+    (`x.append({"role": ..., "content": ...})`): whatever their name, they hold a conversation."""
+    out: set[str] = set()
+    for n in walk_cached(tree):
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "append"
+            and len(n.args) == 1
+            and isinstance(n.args[0], ast.Dict)
+            and _has_role(n.args[0])
+        ):
+            out.add(_src(n.func.value))
+    return frozenset(out)
 
 
 def _cut_by_helper(node: ast.Call) -> bool:
