@@ -406,7 +406,10 @@ _RULES: tuple[Rule, ...] = (
         "get_history(sid, limit=10)`), and a budget helper's result reassigned to a local "
         "handed back as `messages`. A history written back from a call named for compacting "
         "it (`messages = compact_messages(client, messages, window)`) is reported as a "
-        "summariser. A running "
+        "summariser. So are the newest messages read to a count and written as text into a "
+        "system prompt (`systemPrompt += text` where `text = recent.map(fmt).join(sep)`, Python "
+        "and TypeScript), and a list of any name the module fills with role messages, popped "
+        "by position once long (`if len(self.memory) > n: self.memory.pop(1)`). A running "
         "summary of the conversation (`summary`, `conversation_summary`, `props.summary`) "
         "written into a system prompt is reported as a summariser: each new summary changes "
         "the prompt's start; as a message after the system prompt it is where a summary "
@@ -414,7 +417,8 @@ _RULES: tuple[Rule, ...] = (
         "as they are made into text (`messages.slice(-20).map((m) => m.content.slice(0, "
         "500))`), excerpts for a side request rather than the history sent; and a list named "
         "for a field of the messages or sessions rather than for them (`sessionIds`, "
-        "`stateHistoryTimestamps`).",
+        "`stateHistoryTimestamps`), nor a history split at a moving index only to put an item "
+        "between its halves (`[...m.slice(0, i), item, ...m.slice(i)]`).",
         "The cache matches a prefix byte for byte. A message sent as written on one request "
         "and rewritten on a later one (old observations masked as the window slides, "
         "outdated file views elided) changes the prefix at that message: the request re-bills "

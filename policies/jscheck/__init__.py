@@ -85,6 +85,7 @@ from .syntax import JS_SUFFIXES, parse
 from .templateslot import check_template_slots
 from .turnahead import check_turn_ahead_of_history
 from .values import Evaluator, Loader, Module
+from .windowtext import check_window_text_in_system
 
 __all__ = ["JS_SUFFIXES", "Importers", "Loader", "Module", "check_js"]
 
@@ -154,6 +155,7 @@ def check_js(
         + check_flattened_tool_calls(src)
         + check_live_state(src)
         + check_mode_sections(src)
+        + check_window_text_in_system(src)
         if (f.code, f.line) not in had
     ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.
