@@ -416,6 +416,25 @@ def _cap_param(src: Source, declared: dict[str, list[list[Node]]], name: str, in
     return False
 
 
+# A read named for the newest messages of a conversation, or their context
+# (`getRecentContext(sessionId, 10)`, `fetchLatestMessages(id, 20)`).
+_NEWEST_READ = frozenset({"recent", "latest", "newest"})
+_READ_OF = _STORED | {"context", "chat"}
+
+
+def _newest_count(src: Source, name: str, arg: Node) -> bool:
+    """`getRecentContext(session.id, 10)`: a call named for the newest messages (or their
+    context) handed a count past one: the window is cut by the call, wherever it is defined."""
+    ws = set(words(name))
+    text = src.text(arg)
+    return (
+        bool(ws & _NEWEST_READ and ws & _READ_OF)
+        and arg.type == "number"
+        and text.isdigit()
+        and int(text) > 1
+    )
+
+
 def _is_cap(name: str) -> bool:
     ws = set(words(name))
     # `WINDOW_SIZE`: a sliding window's size is a count of the messages it keeps.
@@ -640,7 +659,7 @@ def check_windows(src: Source) -> list[Finding]:
                     # `(conversationId, limit = 20)`: a count handed to the cap parameter.
                     if declared is None:
                         declared = _declared_params(src)
-                    capped = _cap_param(src, declared, name, i)
+                    capped = _cap_param(src, declared, name, i) or _newest_count(src, name, a)
                 if a.type == "object":
                     keys = [
                         key_name(src, p.child_by_field_name("key")) or ""
@@ -652,8 +671,10 @@ def check_windows(src: Source) -> list[Finding]:
                     capped = capped or ("limit" in keys and bool(set(words(name)) & _STORED))
                 # Named for the history, or for keeping the last of what it is handed:
                 # `limitLast(transcript, maxTranscriptMessages)`.
-                named = set(words(name)) & (_HISTORY | {"load", "trim"}) or (
-                    set(words(name)) & _CAP and any(is_history(src, x) for x in args)
+                named = (
+                    set(words(name)) & (_HISTORY | {"load", "trim"})
+                    or _newest_count(src, name, a)
+                    or (set(words(name)) & _CAP and any(is_history(src, x) for x in args))
                 )
                 if capped and name and named and not oldest_first(src, n):
                     add(
