@@ -411,7 +411,10 @@ _RULES: tuple[Rule, ...] = (
         "and TypeScript), and a list of any name the module fills with role messages, popped "
         "by position once long (`if len(self.memory) > n: self.memory.pop(1)`), and a call "
         "named for the newest messages or their context given a count (TypeScript, "
-        "`sessions.getRecentContext(id, 10)`). A running "
+        "`sessions.getRecentContext(id, 10)`). So is a newest user message sent as text "
+        "joined from the history's earlier user messages while the history keeps only the new "
+        'text (Python: `"\\n".join([m["content"] for m in history ...] + [new])` sent, '
+        '`history.append({"role": "user", "content": new})` kept). A running '
         "summary of the conversation (`summary`, `conversation_summary`, `props.summary`) "
         "written into a system prompt is reported as a summariser: each new summary changes "
         "the prompt's start; as a message after the system prompt it is where a summary "

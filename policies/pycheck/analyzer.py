@@ -54,6 +54,7 @@ from .retrieved import check_retrieved_in_system
 from .rewritten import check_rewritten
 from .runonce import drop_run_once
 from .scriptrun import drop_script_run
+from .sentapart import check_sent_apart
 from .servercut import check_server_cut
 from .sessionstart import drop_session_starts
 from .side import check_side_requests
@@ -219,6 +220,8 @@ def check_python(
         check_history(tree, ctx)
     check_windows(tree, ctx, load)
     check_window_text_in_system(tree, ctx)
+    if ".join(" in text:  # PL303: the newest user message sent as joined text
+        check_sent_apart(tree, ctx)
     check_store_windows(tree, ctx)
     check_loaded_windows(tree, ctx)
     check_volatile_partials(tree, ctx)
