@@ -111,9 +111,9 @@ def check_window_text_in_system(src: Source) -> list[Finding]:
         for d in walk(fn):
             if d.type != "variable_declarator" or not _own(d, fn):
                 continue
-            name, init = d.child_by_field_name("name"), d.child_by_field_name("value")
-            if name is not None and name.type == "identifier" and init is not None:
-                decls.append((src.text(name), init))
+            named, value = d.child_by_field_name("name"), d.child_by_field_name("value")
+            if named is not None and named.type == "identifier" and value is not None:
+                decls.append((src.text(named), value))
         windows: set[str] = set()
         for name, init in decls:  # in source order: a derived list follows its source
             ws = set(words(name))
@@ -136,6 +136,7 @@ def check_window_text_in_system(src: Source) -> list[Finding]:
         for n in walk(fn):
             if not _own(n, fn):
                 continue
+            target: Node | None
             if n.type in ("assignment_expression", "augmented_assignment_expression"):
                 target, value = n.child_by_field_name("left"), n.child_by_field_name("right")
             elif n.type == "variable_declarator":
