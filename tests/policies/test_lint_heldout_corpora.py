@@ -1090,11 +1090,20 @@ CORPORA = (
         # First run (policies/ as on main 0151a486, the project around each file, after every
         # label of both halves was committed), its 1 unlabelled finding judged in findings.toml
         # (false: a one-shot summary call after the session ends).
+        # dev: raised to the twenty-second passes' figures (main 0bfea9ea)
         dev={
-            "ts": {"volatile": (0, 0), "structural": (0, 3), "precision": (0, 0)},
-            "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (0, 1)},
+            "ts": {"volatile": (0, 0), "structural": (3, 3), "precision": (3, 3)},
+            "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (1, 2)},
         },
-        test={},
+        # Scored once by the lead with the twenty-second passes' rules (main 0bfea9ea), its 1
+        # unlabelled finding judged true (the file tree and editor state at the prompt's call).
+        # The first TypeScript structural find (a newest-10 window written as text into a system
+        # prompt) is a fork of the tutorial whose three development copies that rule was written
+        # on; the rules from before the round (main 0151a486) find 3/6 and 7/7.
+        test={
+            "ts": {"volatile": (2, 4), "structural": (4, 6), "precision": (8, 8)},
+            "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (1, 1)},
+        },
     ),
     HeldOut(
         "real37",
@@ -1120,11 +1129,18 @@ CORPORA = (
         beside=("real36",),
         # First run (policies/ as on main 0151a486, the project around each file, after every
         # label of both halves was committed); no unlabelled finding.
+        # dev: raised to the twenty-second passes' figures (main 0bfea9ea)
         dev={
-            "ts": {"volatile": (0, 1), "structural": (3, 7), "precision": (3, 3)},
+            "ts": {"volatile": (0, 1), "structural": (4, 7), "precision": (4, 4)},
             "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (2, 2)},
         },
-        test={},
+        # Scored once by the lead (main 0bfea9ea), its 1 unlabelled finding judged false (a
+        # one-shot database question's system prompt); the rules from before the round (main
+        # 0151a486) give the same.
+        test={
+            "ts": {"volatile": (0, 0), "structural": (4, 5), "precision": (6, 6)},
+            "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (0, 1)},
+        },
     ),
     HeldOut(
         "real38",
@@ -1148,11 +1164,19 @@ CORPORA = (
         # First run (policies/ as on main 0151a486, the project around each file, after every
         # label of both halves was committed), its 5 unlabelled findings judged in findings.toml
         # (1 true: the recent-messages window at its source; 4 false).
+        # dev: raised to the twenty-second passes' figures (main 0bfea9ea)
         dev={
-            "ts": {"volatile": (1, 1), "structural": (3, 3), "precision": (5, 9)},
-            "py": {"volatile": (0, 0), "structural": (0, 1), "precision": (0, 0)},
+            "ts": {"volatile": (1, 1), "structural": (3, 3), "precision": (5, 8)},
+            "py": {"volatile": (0, 0), "structural": (1, 1), "precision": (1, 1)},
         },
-        test={},
+        # Scored once by the lead (main 0bfea9ea), its 5 unlabelled findings judged (2 true: a
+        # memory template's clock slots; 3 false: a one-shot edit request's git diff and editor
+        # selection, an input box's caption); the rules from before the round (main 0151a486)
+        # give the same recall and one PL303 more (a spliced-back slice, not judged).
+        test={
+            "ts": {"volatile": (0, 3), "structural": (0, 3), "precision": (0, 3)},
+            "py": {"volatile": (1, 1), "structural": (0, 0), "precision": (3, 3)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
