@@ -9,8 +9,8 @@ on the slot's line, naming the importer. Only a template named for the system pr
 reads the clock (`new Date()`, `Date.now()`, or a call of a top-level function of the
 importer whose body reads it: `today: formatToday()`) count: a settings form's default that no
 file fills, or a slot filled with a fixed value, is no clock. The template is a string or an
-array of lines joined into one (`[BASE, 'Today: {today}', '{history}'].join('\\n')`). Pure: the importing files come
-through the importers' search the engine passes.
+array of lines joined into one (`[BASE, 'Today: {today}'].join('\\n')`). Pure: the importing
+files come through the importers' search the engine passes.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -23,31 +23,12 @@ from ..findings import Finding
 from ..meaning import VOLATILE_CODES, kind_of_name, words
 from .placedelsewhere import _MAX_IMPORTERS, _line_text, _shown
 from .reach import Importers
-from .sinks import _SLOT_IN_TEXT
+from .sinks import _SLOT_IN_TEXT, _template_parts
 from .slots import filled_here
 from .syntax import Source, parse, walk
 
 _SYSTEM = frozenset({"system", "instructions", "preamble"})
 _TEXT = frozenset({"template", "prompt", "instructions", "preamble", "message"})
-
-
-def _is_template_text(value: Node) -> bool:
-    """A string, or an array of lines joined into one (`[BASE, '', 'Today: {today}'].join('\\n')`)."""
-    if value.type in ("string", "template_string"):
-        return True
-    if value.type != "call_expression":
-        return False
-    fn = value.child_by_field_name("function")
-    if fn is None or fn.type != "member_expression":
-        return False
-    obj, prop = fn.child_by_field_name("object"), fn.child_by_field_name("property")
-    return (
-        obj is not None
-        and obj.type == "array"
-        and prop is not None
-        and prop.text == b"join"
-        and any(c.type in ("string", "template_string") for c in obj.named_children)
-    )
 
 
 def _exported_templates(src: Source) -> list[tuple[str, Node]]:
@@ -60,7 +41,7 @@ def _exported_templates(src: Source) -> list[tuple[str, Node]]:
             if decl.type != "variable_declarator":
                 continue
             name, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
-            if name is None or value is None or not _is_template_text(value):
+            if name is None or value is None or not _template_parts(value):
                 continue
             ws = set(words(src.text(name)))
             if ws & _SYSTEM and ws & _TEXT:
