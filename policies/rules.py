@@ -486,7 +486,8 @@ _RULES: tuple[Rule, ...] = (
         "is the user's turn, unless it is named for the system prompt), and a `{context}` "
         "slot (any `...Context` but a settled one, `profileContext`) ahead of a slot for the "
         "conversation (`{history}`) in the same template, a string or joined lines, reported "
-        "on the slot's line. A TypeScript "
+        "on the slot's line (in Python the same `{context}` field of a module-level system "
+        "prompt template ahead of its `{history}` field). A TypeScript "
         "prompt builder whose every call is a user message's content (`const finalPrompt = "
         "(x) => ...` read only as `{ role: 'user', content }`) builds the request's own turn "
         "and is no prefix.",
