@@ -124,8 +124,10 @@ _RULES: tuple[Rule, ...] = (
         "time of day and another only the date, it is this code (the prompt changes on every "
         "request), not PL102 as well. In TypeScript also the `{{time}}` slot of an exported "
         "system template (`DEFAULT_SYSTEM_TEMPLATE`) that an importing file fills with the "
-        "clock (`fill(T, { time: new Date().toLocaleString() })`), reported on the slot's line "
-        "(a `{{date}}` slot filled so is PL102).",
+        "clock (`fill(T, { time: new Date().toLocaleString() })`, or a call of its own "
+        "function that reads it, `today: formatToday()`), the template a string or an array "
+        "of lines joined into one, reported on the slot's line (a `{{date}}` or `{today}` "
+        "slot filled so is PL102).",
         "Every request then differs early in the prefix, so nothing after the timestamp is "
         "ever read from the cache: each turn re-bills the whole prompt at the write price.",
         _FACT_OPENCODE + " " + _FACT_BYTES,
@@ -481,7 +483,11 @@ _RULES: tuple[Rule, ...] = (
         "slot of a prompt template "
         "named for what is recalled or retrieved (`{{memoryJson}}`, `{searchResults}`, "
         "`{documents}`; not in a template that also holds the question, `{question}`, which "
-        "is the user's turn, unless it is named for the system prompt). A TypeScript "
+        "is the user's turn, unless it is named for the system prompt), and a `{context}` "
+        "slot (any `...Context` but a settled one, `profileContext`) ahead of a slot for the "
+        "conversation (`{history}`) in the same template, a string or joined lines, reported "
+        "on the slot's line (in Python the same `{context}` field of a module-level system "
+        "prompt template ahead of its `{history}` field). A TypeScript "
         "prompt builder whose every call is a user message's content (`const finalPrompt = "
         "(x) => ...` read only as `{ role: 'user', content }`) builds the request's own turn "
         "and is no prefix.",

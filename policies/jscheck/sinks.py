@@ -860,35 +860,55 @@ class SinkCheck:
         prompt template named for what is recalled or retrieved (memories, search results, a
         retrieved context) is filled anew for each request. A template with a slot for the
         question itself (`{question}`, `{input}`) is the user's turn, unless it is named for
-        the system prompt."""
-        if value.type not in ("string", "template_string"):
+        the system prompt. A plain `{context}` (or `{patientContext}`: any context but a
+        settled one) counts where the same template has a slot for the conversation after it
+        (`Context: {context} ... History: {history}`): the RAG form, whose context is filled
+        per request ahead of the history the template carries. A template is a string or an
+        array of lines joined into one (`[BASE, 'Context:', '{context}'].join('\\n')`); the
+        finding stands on the slot's line."""
+        parts = _template_parts(value)
+        if not parts:
             return
-        text = self.src.text(value)
-        slots = [(m, _slot_words(m.group(1))) for m in _SLOT_IN_TEXT.finditer(text)]
+        slots = [
+            (part, m, _slot_words(m.group(1)))
+            for part in parts
+            for m in _SLOT_IN_TEXT.finditer(self.src.text(part))
+        ]
         system = bool(set(words(name)) & _PREFIX_WORDS)
-        if not system and any(ws[-1:] and ws[-1] in _QUESTION_SLOTS for _, ws in slots):
+        if not system and any(ws[-1:] and ws[-1] in _QUESTION_SLOTS for _, _, ws in slots):
             return
-        for m, ws in slots:
+        history_at = next(
+            (i for i, (_, _, ws) in enumerate(slots) if ws[-1:] and ws[-1] in HISTORY_WORDS),
+            None,
+        )
+        history = "" if history_at is None else slots[history_at][1].group(0)
+        for i, (part, m, ws) in enumerate(slots):
             if not ws or set(ws) & _SETTLED:
                 continue
             last = ws[-1]
+            ahead = last == "context" and history_at is not None and i < history_at
             if not (
                 last in _RECALLED
                 or (last == "context" and set(ws) & _FETCHED_CONTEXT)
                 or (last in _RETRIEVED and last != "context")
+                or ahead
             ):
                 continue
             if self._in_one_off():
                 return  # filled into the system message of a request with no history
             self._report(
-                value,
+                part,
                 "PL304",
                 f"the slot {m.group(0)} of `{name}` is filled with what was recalled or "
                 "retrieved for the request, ahead of the conversation history: the prefix "
                 "changes there whenever it does and the whole history is sent again uncached; "
-                "put it in the newest user message",
-            )
-            return
+                "put it in the newest user message"
+                if not ahead or set(ws) & _FETCHED_CONTEXT
+                else f"the slot {m.group(0)} of `{name}` is filled for each request, ahead of "
+                f"the slot {history} that carries the conversation: the "
+                "text before the history changes whenever it does and the whole history is "
+                "sent again uncached; put it in the newest user message",
+            )  # one finding per line of a joined template, one for a whole string
 
     def _mode_switch(self, switch: Node) -> None:
         """PL302: `switch (searchMode) { case "quick": systemPrompt = A; tools = [...] }`: the
@@ -1887,6 +1907,22 @@ def _emitted(src: Source, obj: Node) -> bool:
         and call.type == "call_expression"
         and callee_name(src, call) in _EVENT_CALLS
     )
+
+
+def _template_parts(value: Node) -> list[Node]:
+    """The text nodes of a prompt template: a string itself, or the string elements of an array
+    of lines joined into one (`[BASE, 'Today: {today}'].join('\\n')`); none for anything else."""
+    if value.type in ("string", "template_string"):
+        return [value]
+    if value.type != "call_expression":
+        return []
+    fn = value.child_by_field_name("function")
+    if fn is None or fn.type != "member_expression":
+        return []
+    obj, prop = fn.child_by_field_name("object"), fn.child_by_field_name("property")
+    if obj is None or obj.type != "array" or prop is None or prop.text != b"join":
+        return []
+    return [c for c in obj.named_children if c.type in ("string", "template_string")]
 
 
 def _slot_words(name: str) -> list[str]:

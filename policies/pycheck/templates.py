@@ -2,7 +2,9 @@
 elsewhere (`RESEARCH_SYSTEM_PROMPT = "... Today's date is {date}. ..."`, rendered by another
 module with `.format(date=today())`). The slot is named for a volatile value, so the prompt's
 text changes with it wherever it is filled; the finding stands at the slot, as for a template
-file. Pure: a syntax tree in, findings out.
+file. PL304 for a `{context}` field ahead of a `{history}` field in such a template (the
+RAG form: the context is filled per request before the history the template carries). Pure:
+a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -12,13 +14,15 @@ from __future__ import annotations
 import ast
 import re
 
-from ..meaning import SIDE_WORDS, VOLATILE_CODES, kind_of_name, words
+from ..meaning import HISTORY_WORDS, SIDE_WORDS, VOLATILE_CODES, kind_of_name, words
 from .context import Context
 from .syntax import walk_cached
 
 _FIELD = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 _JINJA = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*(?:\|[^}]*)?\}\}")
 _CODE = VOLATILE_CODES
+# A context that is the app's or the user's standing setting, not what a request fills
+_SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions"})
 
 
 def _system_template(name: str) -> bool:
@@ -70,6 +74,16 @@ def check_prompt_templates(tree: ast.Module, ctx: Context) -> None:
                     f"(line {stmt.lineno}) is filled per request wherever it is rendered: the "
                     "prefix changes with it; fill it in the newest user message instead",
                 )
+            for line, slot, history in _context_ahead(node.value, node.lineno):
+                ctx.flag(
+                    ast.Constant(value=None, lineno=line, col_offset=0),
+                    "PL304",
+                    f"placeholder {slot} in the system prompt template (line {stmt.lineno}) "
+                    f"is filled for each request, ahead of {history}, the conversation the "
+                    "same template carries: the text before the history changes whenever it "
+                    "does and the whole history is sent again uncached; put it in the newest "
+                    "user message instead",
+                )
 
 
 def _slots(text: str, line0: int) -> list[tuple[int, str, str]]:
@@ -84,6 +98,23 @@ def _slots(text: str, line0: int) -> list[tuple[int, str, str]]:
         if kind in _CODE:
             out.append((line0 + text.count("\n", 0, m.start()), m.group(0), kind))
     return out
+
+
+def _context_ahead(text: str, line0: int) -> list[tuple[int, str, str]]:
+    """(line, slot, history slot) of each `{context}` field (`{rag_context}`,
+    `{patient_context}`; not a settled `{profile_context}`) ahead of the first field for the
+    conversation (`{history}`, `{chat_history}`) in one template: the RAG form, its context
+    filled per request before the history it carries."""
+    fields = list(_FIELD.finditer(text)) or list(_JINJA.finditer(text))
+    named = [(m, words(m.group(1))) for m in fields]
+    history = next((m for m, ws in named if ws[-1:] and ws[-1] in HISTORY_WORDS), None)
+    if history is None:
+        return []
+    return [
+        (line0 + text.count("\n", 0, m.start()), m.group(0), history.group(0))
+        for m, ws in named
+        if m.start() < history.start() and ws[-1:] == ["context"] and not set(ws) & _SETTLED
+    ]
 
 
 def _in_fstring(root: ast.expr, node: ast.Constant) -> bool:

@@ -61,3 +61,58 @@ def test_a_template_not_named_for_the_system_prompt_is_not_this_rule(tmp_path: P
     template = _TEMPLATE.replace("DEFAULT_SYSTEM_TEMPLATE", "DEFAULT_EXPORT_HEADER")
     store = _STORE.replace("DEFAULT_SYSTEM_TEMPLATE", "DEFAULT_EXPORT_HEADER")
     assert _slot_findings(tmp_path, store, template) == []
+
+
+_LINES_TEMPLATE = (
+    "const BASE = 'You are a clinic assistant.';\n"
+    "\n"
+    "export const SYSTEM_PROMPT_WITH_NOTES = [\n"
+    "  BASE,\n"
+    "  'Today: {today}',\n"
+    "  'Dialogue so far:',\n"
+    "  '{history}',\n"
+    "].join('\\n');\n"
+)
+
+_LINES_STORE = (
+    "import { SYSTEM_PROMPT_WITH_NOTES } from './constant';\n"
+    "\n"
+    "function render(template: string, values: Record<string, string>): string {\n"
+    "  let out = template;\n"
+    "  for (const [k, v] of Object.entries(values)) out = out.replace(`{${k}}`, v);\n"
+    "  return out;\n"
+    "}\n"
+    "\n"
+    "function longDate(): string {\n"
+    "  const now = new Date();\n"
+    "  return now.toLocaleDateString('en-GB', { weekday: 'long' });\n"
+    "}\n"
+    "\n"
+    "export async function reply(history: string, query: string) {\n"
+    "  const system = render(SYSTEM_PROMPT_WITH_NOTES, { today: longDate(), history });\n"
+    "  return send([{ role: 'system', content: system }, { role: 'user', content: query }]);\n"
+    "}\n"
+)
+
+
+def test_a_joined_array_template_filled_by_a_clock_helper_is_reported(tmp_path: Path) -> None:
+    assert _slot_findings(tmp_path, _LINES_STORE, _LINES_TEMPLATE) == [(5, "PL102")]
+
+
+def test_a_helper_that_reads_no_clock_is_no_clock(tmp_path: Path) -> None:
+    store = _LINES_STORE.replace("const now = new Date();", "const now = config.openedOn;")
+    assert _slot_findings(tmp_path, store, _LINES_TEMPLATE) == []
+
+
+def test_an_array_that_is_not_joined_is_no_template(tmp_path: Path) -> None:
+    template = _LINES_TEMPLATE.replace("].join('\\n');", "];")
+    assert _slot_findings(tmp_path, _LINES_STORE, template) == []
+
+
+def test_an_arrow_clock_helper_is_followed_too(tmp_path: Path) -> None:
+    store = _LINES_STORE.replace(
+        "function longDate(): string {\n  const now = new Date();\n"
+        "  return now.toLocaleDateString('en-GB', { weekday: 'long' });\n}\n",
+        "const longDate = (): string => new Date().toDateString();\n",
+    )
+    assert _slot_findings(tmp_path, store, _LINES_TEMPLATE) == [(5, "PL102")]
