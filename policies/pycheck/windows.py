@@ -307,7 +307,11 @@ def check_windows(
             _add(ctx, node, _SUMMARY + " (a summariser subclass)", _SUMMARY_TAIL)
         elif isinstance(node, ast.Call) and _summariser([node.func]):
             _add(ctx, node, _SUMMARY, _SUMMARY_TAIL)
-        elif isinstance(node, ast.Assign) and (by := _compacted_back(node)) is not None:
+        elif (
+            isinstance(node, ast.Assign)
+            and (by := _compacted_back(node)) is not None
+            and not _on_switch(node, parents)
+        ):
             _add(
                 ctx,
                 node,
@@ -1631,6 +1635,29 @@ def _compacted_back(node: ast.Assign) -> str | None:
     if not any(isinstance(a, ast.Name) and a.id == name for a in handed):
         return None
     return helper
+
+
+# What a switch changes when the history is summarised on it: a new edit format, mode, model or
+# persona brings its own system prompt.
+_SWITCHED = frozenset({"format", "mode", "model", "persona", "role", "agent"})
+
+
+def _on_switch(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """The compaction runs under a test that something which sets the system prompt changed
+    (`if edit_format != old.edit_format:`): the prefix is new after the switch whether or not
+    the history is summarised, so the summary breaks nothing that was not already broken."""
+    cur = parents.get(id(node))
+    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(cur, ast.If):
+            for cmp in walk_cached(cur.test):
+                if isinstance(cmp, ast.Compare) and any(
+                    isinstance(op, (ast.NotEq, ast.IsNot)) for op in cmp.ops
+                ):
+                    sides = [cmp.left, *cmp.comparators]
+                    if any(set(words(_name(x) or "")) & _SWITCHED for x in sides):
+                        return True
+        cur = parents.get(id(cur))
+    return False
 
 
 def _summariser(nodes: list[ast.expr]) -> bool:

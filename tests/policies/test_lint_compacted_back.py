@@ -71,3 +71,25 @@ def test_a_compaction_kept_apart_a_measure_or_another_list_is_silent(
     template: str, line: str, path: str
 ) -> None:
     assert _pl303(template, line, path) == []
+
+
+# The same compaction under a switch that brings another system prompt (aider summarises its done
+# messages when a new coder takes another edit format): the prefix is new either way.
+_SWITCH = _PY.replace(
+    "        if needs_compaction(messages, limit):\n",
+    "        if {TEST}:\n",
+)
+
+
+@pytest.mark.parametrize(
+    "test",
+    ["edit_format != old.edit_format", "new_model is not model", "mode != previous_mode"],
+)
+def test_a_compaction_on_a_switch_of_format_mode_or_model_is_silent(test: str) -> None:
+    text = _SWITCH.replace("{TEST}", test)
+    assert _pl303(text, "messages = compact_messages(client, messages, limit)", "agent.py") == []
+
+
+def test_a_compaction_under_another_test_is_still_reported() -> None:
+    text = _SWITCH.replace("{TEST}", "len(messages) != limit")
+    assert _pl303(text, "messages = compact_messages(client, messages, limit)", "agent.py") == [7]
