@@ -1206,7 +1206,14 @@ CORPORA = (
             "ts": {"volatile": (1, 1), "structural": (0, 2), "precision": (4, 4)},
             "py": {"volatile": (0, 0), "structural": (0, 0), "precision": (0, 0)},
         },
-        test={},  # scored once, by the lead
+        # Scored once by the lead (main 143c7878), its 4 unlabelled findings judged (1 true,
+        # borderline: the events store's list at the prompt's return; 3 false: an encryption
+        # nonce, twice, and a constant context argument); the rules from before the round (main
+        # 0151a486) give the same.
+        test={
+            "ts": {"volatile": (2, 2), "structural": (0, 1), "precision": (3, 6)},
+            "py": {"volatile": (0, 0), "structural": (0, 0), "precision": (0, 0)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
