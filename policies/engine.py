@@ -717,11 +717,16 @@ def _js_importers(path: str, name: str) -> list[tuple[Source, str]]:
     key = (os.path.normpath(os.path.abspath(path)), name)
     if key not in _JS_IMPORTERS:
         root = _js_project(path)
-        _JS_IMPORTERS[key] = [] if root is None else _find_importers(root, key[0], name)
+        found = [] if root is None else _find_importers(root, key[0], name, os.path.isabs(path))
+        _JS_IMPORTERS[key] = found
     return _JS_IMPORTERS[key]
 
 
-def _find_importers(root: str, target: str, name: str) -> list[tuple[Source, str]]:
+def _find_importers(
+    root: str, target: str, name: str, absolute: bool = True
+) -> list[tuple[Source, str]]:
+    """The files under `root` importing `target`'s export `name`; named as the run names its
+    files (relative where the linted path was), since findings quote their paths."""
     out: list[tuple[Source, str]] = []
 
     def is_target(f: str, spec: str) -> bool:
@@ -732,6 +737,7 @@ def _find_importers(root: str, target: str, name: str) -> list[tuple[Source, str
     for f in sorted(set(words.get(name, []) + words.get("*", []))):
         if os.path.normpath(f) == target:
             continue
+        f = f if absolute else os.path.relpath(f)
         mod = _js_module(f, "./" + os.path.basename(f))  # parsed once, shared with imports
         if mod is None:
             continue
@@ -773,6 +779,10 @@ def _js_module(importer: str, spec: str) -> Module | None:
             for tail in (*_JS_TRIES, *_JS_INDEX):
                 cand = st + tail
                 key = os.path.normpath(cand)
+                if os.path.isabs(key) and not os.path.isabs(importer):
+                    # An alias resolved through the folders above (`@/lib/x`): named as the
+                    # importer is, relative, so that no finding names this machine's folders.
+                    key = os.path.relpath(key)
                 if key in _JS_MODULES:
                     return _JS_MODULES[key]
                 cp = Path(cand)

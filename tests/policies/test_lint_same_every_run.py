@@ -106,3 +106,27 @@ def test_findings_are_the_same_under_any_string_hashing(tmp_path: Path) -> None:
     assert all(run == runs[0] for run in runs[1:])
     # the prompt module is named by one path, however its importer spelt it
     assert not any("/../" in json.dumps(f) for f in runs[0])
+
+
+def test_no_finding_names_the_machine_s_folders(tmp_path: Path) -> None:
+    # An `@/` alias is resolved through the folders above the importer: the module it names is
+    # still shown as the run names its files, relative, so two checkouts report the same text.
+    root = tmp_path / "shop"
+    (root / "src" / "lib").mkdir(parents=True)
+    (root / "src" / "app").mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "shop"}\n')
+    (root / "src" / "lib" / "prompt.ts").write_text(_TS_PROMPT)
+    (root / "src" / "app" / "chat.ts").write_text(
+        _TS_ROUTE.replace("../server/prompt", "@/lib/prompt")
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "prefixlock.cli.main", "lint", ".", "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=False,
+    )
+    found = json.loads(done.stdout)
+    across = [f for f in found if "src/lib/prompt.ts" in f["message"]]
+    assert across, found  # the value is followed through the alias into the other module
+    assert str(tmp_path) not in done.stdout
