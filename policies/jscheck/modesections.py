@@ -22,7 +22,7 @@ from tree_sitter import Node
 from ..findings import Finding
 from ..meaning import words
 from .sinks import prefix_name
-from .syntax import FUNCTIONS, Source, arguments, function_name, unwrap, walk
+from .syntax import FUNCTIONS, Source, arguments, function_name, function_of, unwrap, walk
 
 # Words of a builder that returns prompt text (`buildSystemPrompt`, `generatePrompt`,
 # `buildModePromptSection`, `buildSystemInstructions`); not one that builds the user's turn or
@@ -145,7 +145,10 @@ def _appended_per_mode(src: Source, body: Node, params: set[str]) -> list[Node]:
     function: a system prompt's text written under a test of a handed-in mode."""
     out: list[Node] = []
     for n in walk(body):
-        if n.type != "if_statement" or _in_callback(n, body):
+        if n.type != "if_statement":
+            continue
+        inner = function_of(n)  # in a callback defined in the function: runs apart from it
+        if inner is not None and body.parent is not None and inner.id != body.parent.id:
             continue
         cond, then = n.child_by_field_name("condition"), n.child_by_field_name("consequence")
         if cond is None or then is None:
@@ -161,15 +164,6 @@ def _appended_per_mode(src: Source, body: Node, params: set[str]) -> list[Node]:
                 out.append(refs[0])
                 break
     return out
-
-
-def _in_callback(n: Node, body: Node) -> bool:
-    p = n.parent
-    while p is not None and p.id != body.id:
-        if p.type in FUNCTIONS:
-            return True
-        p = p.parent
-    return False
 
 
 def check_mode_sections(src: Source) -> list[Finding]:

@@ -129,3 +129,15 @@ def test_a_system_prompt_appended_under_a_handed_in_mode_is_reported() -> None:
 def test_a_mode_that_is_no_parameter_or_only_the_user_turn_is_quiet() -> None:
     # `channelMode` is not handed in here; `channel` (no mode word) changes only the user turn.
     assert lines_of(_APPENDED, "PL302", "reply.ts") == []
+
+
+def test_a_test_inside_a_callback_of_the_function_is_not_its_own() -> None:
+    # The same append, inside a callback the function defines (a handler it registers): that code
+    # runs apart from the request the function builds, so its test is not read as the function's.
+    text = _APPENDED.replace("channel:", "channelMode:").replace(
+        "  if (channelMode === 'sms') {\n    systemInstruction += SMS_PROTOCOL\n  }\n",
+        "  bus.on('x', () => {\n"
+        "    if (channelMode === 'sms') {\n      systemInstruction += SMS_PROTOCOL\n    }\n  })\n",
+    )
+    assert "bus.on" in text
+    assert lines_of(text, "PL302", "reply.ts") == []
